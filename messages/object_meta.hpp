@@ -1,0 +1,38 @@
+// Object metadata shared by every Kubernetes kind podref models.
+//
+// All model types in messages/ are immutable values once built: actors share
+// them as std::shared_ptr<const T> and never mutate what they have sent.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace podref {
+
+/// metadata of a namespaced (or cluster-scoped) object. Only the fields podref
+/// reads are kept; unknown fields in manifests are ignored.
+struct object_meta {
+  /// metadata.namespace; decoders fill in "default" when a namespaced object
+  /// has none. Empty for cluster-scoped kinds such as Node.
+  std::string ns;
+  std::string name;
+  std::string uid;
+  /// metadata.resourceVersion, kept as the opaque string the server sent;
+  /// compare with resource_version_of() / is_older().
+  std::string resource_version;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+};
+
+bool operator==(const object_meta& x, const object_meta& y);
+inline bool operator!=(const object_meta& x, const object_meta& y) {
+  return !(x == y);
+}
+
+/// Parses a resourceVersion as upstream does for ordering: an unsigned 64-bit
+/// decimal; the empty string and anything unparsable count as 0.
+std::uint64_t parse_resource_version(std::string_view rv) noexcept;
+
+} // namespace podref

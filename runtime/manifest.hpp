@@ -1,0 +1,72 @@
+// Decoding Kubernetes manifests (JSON or YAML) into podref's object model.
+//
+// Accepted: JSON, YAML with any number of documents, `kind: List` with items,
+// YAML anchors and aliases. Decoded kinds: Pod; the pod template of
+// Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job
+// and CronJob; Secret, ConfigMap and Node. Other kinds are skipped. Unknown
+// fields are ignored; a namespaced object without a namespace gets "default".
+//
+// Errors name the file, the document index (from 0) and the field path, e.g.
+// `deploy.yaml: document 2: spec.template.spec.containers[0].env: expected a
+// list, got a string`; syntax errors name the line. A file that fails yields
+// no objects at all: nothing partial is passed on.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "podref/messages/config_map.hpp"
+#include "podref/messages/node.hpp"
+#include "podref/messages/pod.hpp"
+#include "podref/messages/secret.hpp"
+
+namespace podref {
+
+/// Limits that keep hostile input from exhausting memory or time.
+struct manifest_limits {
+  /// Largest accepted input, in bytes.
+  std::size_t max_bytes = 16u << 20;
+  /// Most objects one input may hold (documents plus List items).
+  std::size_t max_objects = 100000;
+  /// Deepest nesting of maps and lists.
+  std::size_t max_depth = 64;
+};
+
+/// One decoded object and where it came from.
+struct manifest_object {
+  /// Index of the document within the file, from 0 (a List's items share
+  /// their List's index).
+  std::size_t doc = 0;
+  /// The manifest's kind, e.g. "Deployment" for a Deployment's pod template.
+  std::string kind;
+  /// The object; for workload kinds the pod carries the workload's namespace
+  /// and name, and the template's labels and annotations.
+  std::variant<pod_ptr, secret_ptr, config_map_ptr, node_ptr> object;
+};
+
+/// The outcome of decoding one input: either objects or an error.
+struct manifest_result {
+  std::vector<manifest_object> objects;
+  /// Empty on success; otherwise the full message, starting with the file
+  /// name, and `objects` is empty.
+  std::string error;
+
+  bool ok() const noexcept {
+    return error.empty();
+  }
+};
+
+/// Decodes `text`; `file_name` only labels error messages. JSON is recognised
+/// by its first non-blank character ('{' or '['), everything else is YAML.
+manifest_result decode_manifest(std::string_view text,
+                                std::string_view file_name,
+                                const manifest_limits& limits = {});
+
+/// Reads and decodes a file ("-" reads standard input).
+manifest_result load_manifest_file(const std::string& path,
+                                   const manifest_limits& limits = {});
+
+} // namespace podref

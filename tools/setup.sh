@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# podref set-up on Debian bookworm (run as root, or with sudo available).
+#
+#   tools/setup.sh deps    install the Debian packages podref needs
+#   tools/setup.sh build   deps + configure + build (release preset)
+#   tools/setup.sh run     build + run the main job
+#   tools/setup.sh test    build + run every test
+#
+# Idempotent and quiet on a second run: packages already installed are not
+# touched, an existing build tree is reused, and the build is incremental.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+# The whole dependency list: compilers and build tools, then libraries.
+packages=(
+  g++ cmake ninja-build pkg-config
+  libcaf-dev libfmt-dev catch2 nlohmann-json3-dev libyaml-cpp-dev
+  libcli11-dev libbenchmark-dev
+)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_deps() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" \
+      || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "podref: installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  local preset=${1:-release}
+  if [ ! -f "build/$preset/build.ninja" ]; then
+    cmake --preset "$preset" >/dev/null
+  fi
+  cmake --build --preset "$preset" | { grep -v '^ninja: no work to do' || true; }
+}
+
+main_job() {
+  build/release/tools/podref refs examples/manifests/*.yaml examples/manifests/*.json
+}
+
+case "${1:-}" in
+  deps) install_deps ;;
+  build) install_deps; build release ;;
+  run) install_deps; build release; main_job ;;
+  test) install_deps; build release; ctest --preset release ;;
+  *) sed -n '2,10p' "$0" >&2; exit 2 ;;
+esac
