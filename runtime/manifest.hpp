@@ -1,10 +1,17 @@
 // Decoding Kubernetes manifests (JSON or YAML) into podref's object model.
 //
-// Accepted: JSON, YAML with any number of documents, `kind: List` with items,
-// YAML anchors and aliases. Decoded kinds: Pod; the pod template of
+// Accepted: JSON (one value or several in a row), YAML with any number of
+// documents, `kind: List` (or a typed list such as PodList) with items, YAML
+// anchors, aliases and merge keys. Decoded kinds: Pod; the pod template of
 // Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job
 // and CronJob; Secret, ConfigMap and Node. Other kinds are skipped. Unknown
 // fields are ignored; a namespaced object without a namespace gets "default".
+//
+// YAML scalars are typed by the YAML 1.2 core schema (`yes` is a string,
+// `"true"` is not a boolean) and every field must have its API type: labels,
+// annotations and data values are strings, so `app: 1` is an error (quote
+// it); resourceVersion alone also takes an integer. Null stands for an absent
+// field, as in Go. A repeated key keeps its last value.
 //
 // Errors name the file, the document index (from 0) and the field path, e.g.
 // `deploy.yaml: document 2: spec.template.spec.containers[0].env: expected a
@@ -33,6 +40,11 @@ struct manifest_limits {
   std::size_t max_objects = 100000;
   /// Deepest nesting of maps and lists.
   std::size_t max_depth = 64;
+  /// Most values (maps, lists and scalars) that YAML anchors and aliases may
+  /// copy in one input: an anchored value counts once where it is defined
+  /// and again at every use of an alias. A few bytes of nested aliases can
+  /// otherwise expand to billions of values.
+  std::size_t max_alias_values = 1u << 20;
 };
 
 /// One decoded object and where it came from.

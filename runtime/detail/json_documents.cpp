@@ -1,0 +1,202 @@
+#include "podref/runtime/detail/json_documents.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace podref::detail {
+
+namespace {
+
+using json = nlohmann::json;
+
+bool is_blank(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/// The end of the map or list that starts at `pos`: one past its closing
+/// bracket, or the end of the text when it is not closed (the parser then
+/// reports the error). Brackets inside strings do not count.
+std::size_t container_end(std::string_view text, std::size_t pos,
+                          const manifest_limits& limits) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (auto i = pos; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '{':
+      case '[':
+        if (++depth > limits.max_depth)
+          throw input_error(line_at(text, i),
+                            "nesting deeper than the limit of "
+                              + std::to_string(limits.max_depth)
+                              + " levels");
+        break;
+      case '}':
+      case ']':
+        if (--depth == 0)
+          return i + 1;
+        break;
+      default:
+        break;
+    }
+  }
+  return text.size();
+}
+
+/// nlohmann's message without its "[json.exception...] parse error at line
+/// 1, column 5: " prefix.
+std::string parser_message(const json::exception& e) {
+  std::string_view what = e.what();
+  if (auto bracket = what.find("] "); bracket != std::string_view::npos)
+    what.remove_prefix(bracket + 2);
+  constexpr std::string_view parse_error = "parse error";
+  if (what.substr(0, parse_error.size()) == parse_error)
+    if (auto colon = what.find(": "); colon != std::string_view::npos)
+      what.remove_prefix(colon + 2);
+  return std::string{what};
+}
+
+/// A SAX handler that builds the DOM, as nlohmann's own does, and turns
+/// parse errors into input_errors that carry the line in the whole text.
+class dom_builder final : public nlohmann::json_sax<json> {
+public:
+  dom_builder(std::string_view text, std::size_t offset)
+    : text_(text), offset_(offset) {
+    // nop
+  }
+
+  json take() {
+    return std::move(root_);
+  }
+
+  bool null() override {
+    add(nullptr);
+    return true;
+  }
+
+  bool boolean(bool value) override {
+    add(value);
+    return true;
+  }
+
+  bool number_integer(number_integer_t value) override {
+    add(value);
+    return true;
+  }
+
+  bool number_unsigned(number_unsigned_t value) override {
+    add(value);
+    return true;
+  }
+
+  bool number_float(number_float_t value, const string_t&) override {
+    add(value);
+    return true;
+  }
+
+  bool string(string_t& value) override {
+    add(std::move(value));
+    return true;
+  }
+
+  bool binary(binary_t& value) override {
+    add(json::binary(std::move(value)));
+    return true;
+  }
+
+  bool start_object(std::size_t) override {
+    stack_.push_back(add(json::object()));
+    return true;
+  }
+
+  bool key(string_t& value) override {
+    key_ = std::move(value);
+    return true;
+  }
+
+  bool end_object() override {
+    stack_.pop_back();
+    return true;
+  }
+
+  bool start_array(std::size_t) override {
+    stack_.push_back(add(json::array()));
+    return true;
+  }
+
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const json::exception& e) override {
+    // `position` counts from 1 within this value.
+    auto at = offset_ + (position > 0 ? position - 1 : 0);
+    throw input_error(line_at(text_, at), parser_message(e));
+  }
+
+private:
+  /// Stores `value` where the parser is and returns its address. Pointers
+  /// on the stack stay valid: a container only grows while it is the
+  /// innermost open one.
+  json* add(json value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    auto& parent = *stack_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(value));
+      return &parent.back();
+    }
+    auto& slot = parent[key_]; // a repeated key: the last wins
+    slot = std::move(value);
+    return &slot;
+  }
+
+  std::string_view text_;
+  std::size_t offset_;
+  json root_;
+  std::vector<json*> stack_;
+  std::string key_;
+};
+
+} // namespace
+
+void for_each_json_document(std::string_view text,
+                            const manifest_limits& limits,
+                            const document_handler& on_document) {
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  std::size_t pos = text.substr(0, bom.size()) == bom ? bom.size() : 0;
+  for (std::size_t index = 0;; ++index) {
+    while (pos < text.size() && is_blank(text[pos]))
+      ++pos;
+    if (pos == text.size())
+      return;
+    // A scalar or junk after the first value runs to the end of the text:
+    // the parser accepts a lone scalar and reports anything else.
+    auto end = text[pos] == '{' || text[pos] == '['
+                 ? container_end(text, pos, limits)
+                 : text.size();
+    dom_builder builder{text, pos};
+    auto value = text.substr(pos, end - pos);
+    json::sax_parse(value.begin(), value.end(), &builder);
+    on_document(index, builder.take());
+    pos = end;
+  }
+}
+
+} // namespace podref::detail

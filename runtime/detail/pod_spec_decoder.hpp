@@ -1,0 +1,16 @@
+// Decoding a PodSpec (the part podref models) from a parsed manifest.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "podref/messages/pod.hpp"
+#include "podref/runtime/detail/json_fields.hpp"
+
+namespace podref::detail {
+
+/// Decodes imagePullSecrets, the three container lists and volumes of the
+/// pod spec `value` (a map or null); other fields are ignored. Throws
+/// field_error for a value of the wrong type.
+pod_spec decode_pod_spec(const nlohmann::json& value, const field_path& at);
+
+} // namespace podref::detail

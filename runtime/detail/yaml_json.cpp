@@ -1,0 +1,293 @@
+#include "podref/runtime/detail/yaml_json.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include "podref/runtime/detail/json_fields.hpp"
+#include "podref/runtime/detail/yaml_scalar.hpp"
+
+namespace podref::detail {
+
+namespace {
+
+/// The 1-based line of `mark`, or 0 when yaml-cpp gives no position.
+std::size_t line_of(const YAML::Mark& mark) noexcept {
+  if (mark.is_null() || mark.line < 0)
+    return 0;
+  return static_cast<std::size_t>(mark.line) + 1;
+}
+
+std::string quoted(const std::string& text) {
+  return json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+/// The JSON value of a scalar with yaml-cpp's tag: "?" for plain scalars
+/// without a tag, "!" for quoted and block scalars, else the explicit tag.
+json resolve_scalar(const YAML::Mark& mark, const std::string& tag,
+                    const std::string& text) {
+  if (tag == "?")
+    return resolve_plain_scalar(text);
+  if (auto value = resolve_tagged_scalar(tag, text))
+    return std::move(*value);
+  // Only the core tags reject text; show them in their short form.
+  auto name = tag.substr(tag.rfind(':') + 1);
+  throw input_error(line_of(mark),
+                    quoted(text) + " is not a valid !!" + name);
+}
+
+/// The size of a built value, for the depth and alias limits.
+struct value_size {
+  /// Values in the tree, the root included.
+  std::size_t values = 1;
+  /// Levels of maps and lists, the root included (0 for a scalar).
+  std::size_t height = 0;
+};
+
+/// Builds one JSON value per document from yaml-cpp's parse events. The
+/// depth check in open() runs before yaml-cpp descends any further, which
+/// keeps its recursion bounded by the depth limit.
+class json_builder final : public YAML::EventHandler {
+public:
+  explicit json_builder(const manifest_limits& limits) : limits_(limits) {
+    // nop
+  }
+
+  json take_document() {
+    return std::move(document_);
+  }
+
+  /// Where the last document started.
+  const YAML::Mark& document_start() const noexcept {
+    return document_start_;
+  }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    document_start_ = mark;
+    stack_.clear();
+    anchors_.clear(); // anchors are local to their document
+    document_ = nullptr;
+  }
+
+  void OnDocumentEnd() override {
+    // nop: the parser returns after each document
+  }
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    add(mark, anchor, nullptr, value_size{}, false);
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto i = anchors_.find(anchor);
+    if (i == anchors_.end())
+      throw input_error(
+        line_of(mark),
+        "alias of an anchor that is not complete yet (a recursive alias)");
+    auto size = i->second.size;
+    check_depth(mark, stack_.size() + size.height);
+    charge_copy(mark, size.values);
+    add(mark, YAML::NullAnchor, json(i->second.value), size, false);
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag,
+                YAML::anchor_t anchor, const std::string& value) override {
+    bool merge_key = tag == "?" && value == "<<" && expects_key();
+    add(mark, anchor, resolve_scalar(mark, tag, value), value_size{},
+        merge_key);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&,
+                       YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor, json::array());
+  }
+
+  void OnSequenceEnd() override {
+    close();
+  }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string&,
+                  YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(mark, anchor, json::object());
+  }
+
+  void OnMapEnd() override {
+    close();
+  }
+
+private:
+  /// An open map or list.
+  struct frame {
+    json value;
+    YAML::Mark mark;
+    YAML::anchor_t anchor;
+    value_size size;
+    /// The key whose value comes next (maps only).
+    std::optional<std::string> key;
+    /// The pending key is the merge key `<<`.
+    bool merging = false;
+    /// Maps to merge in at the end, earlier ones first.
+    std::vector<json> merges;
+  };
+
+  struct anchored {
+    json value;
+    value_size size;
+  };
+
+  bool expects_key() const noexcept {
+    return !stack_.empty() && stack_.back().value.is_object()
+           && !stack_.back().key;
+  }
+
+  void check_depth(const YAML::Mark& mark, std::size_t depth) const {
+    if (depth > limits_.max_depth)
+      throw input_error(line_of(mark),
+                        "nesting deeper than the limit of "
+                          + std::to_string(limits_.max_depth) + " levels");
+  }
+
+  /// Counts `values` copied for an anchor or an alias against the limit.
+  void charge_copy(const YAML::Mark& mark, std::size_t values) {
+    copied_values_ += values;
+    if (copied_values_ > limits_.max_alias_values)
+      throw input_error(
+        line_of(mark),
+        "anchors and aliases copy more values than the limit of "
+          + std::to_string(limits_.max_alias_values));
+  }
+
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor, json value) {
+    check_depth(mark, stack_.size() + 1);
+    stack_.push_back(frame{std::move(value), mark, anchor,
+                           value_size{1, 1}, std::nullopt, false, {}});
+  }
+
+  void close() {
+    auto f = std::move(stack_.back());
+    stack_.pop_back();
+    // Merged keys never replace keys of the map itself or of an earlier
+    // merged map.
+    for (auto& source : f.merges)
+      for (auto& [key, value] : source.items())
+        f.value.emplace(key, std::move(value));
+    add(f.mark, f.anchor, std::move(f.value), f.size, false);
+  }
+
+  void add(const YAML::Mark& mark, YAML::anchor_t anchor, json value,
+           value_size size, bool merge_key) {
+    if (anchor != YAML::NullAnchor) {
+      charge_copy(mark, size.values);
+      anchors_.insert_or_assign(anchor, anchored{value, size});
+    }
+    if (stack_.empty()) {
+      document_ = std::move(value);
+      return;
+    }
+    auto& f = stack_.back();
+    f.size.values += size.values;
+    f.size.height = std::max(f.size.height, size.height + 1);
+    if (f.value.is_array()) {
+      f.value.push_back(std::move(value));
+      return;
+    }
+    if (!f.key) {
+      if (!value.is_string())
+        throw input_error(line_of(mark),
+                          std::string{"map key must be a string, got "}
+                            + type_name(value));
+      f.key = std::move(value.get_ref<std::string&>());
+      f.merging = merge_key;
+      return;
+    }
+    if (f.merging)
+      add_merge(f, mark, std::move(value));
+    else
+      f.value[*f.key] = std::move(value); // a repeated key: the last wins
+    f.key.reset();
+    f.merging = false;
+  }
+
+  static void add_merge(frame& f, const YAML::Mark& mark, json value) {
+    if (value.is_object()) {
+      f.merges.push_back(std::move(value));
+      return;
+    }
+    auto bad = [&](const json& v) {
+      return input_error(line_of(mark),
+                         std::string{"the merge key << needs a map or a list "
+                                     "of maps, got "}
+                           + type_name(v));
+    };
+    if (!value.is_array())
+      throw bad(value);
+    for (auto& element : value) {
+      if (!element.is_object())
+        throw bad(element);
+      f.merges.push_back(std::move(element));
+    }
+  }
+
+  const manifest_limits& limits_;
+  std::vector<frame> stack_;
+  std::unordered_map<YAML::anchor_t, anchored> anchors_;
+  json document_;
+  YAML::Mark document_start_;
+  /// Values copied for anchors and aliases so far, over all documents.
+  std::size_t copied_values_ = 0;
+};
+
+/// The error for a token that yaml-cpp neither parses nor consumes; `mark`
+/// counts bytes after a byte order mark.
+input_error stray_token(std::string_view text, const YAML::Mark& mark) {
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  auto offset = static_cast<std::size_t>(std::max(mark.pos, 0))
+                + (text.substr(0, bom.size()) == bom ? bom.size() : 0);
+  if (offset < text.size() && text[offset] > ' ' && text[offset] < 0x7F)
+    return input_error(line_of(mark),
+                       std::string{"unexpected '"} + text[offset] + "'");
+  return input_error(line_of(mark), "unexpected token");
+}
+
+} // namespace
+
+void for_each_yaml_document(std::string_view text,
+                            const manifest_limits& limits,
+                            const document_handler& on_document) {
+  std::istringstream in{std::string{text}};
+  YAML::Parser parser{in};
+  json_builder builder{limits};
+  int previous_start = -1;
+  for (std::size_t index = 0;; ++index) {
+    bool more = false;
+    try {
+      more = parser.HandleNextDocument(builder);
+    } catch (const YAML::DeepRecursion& e) {
+      // Only reachable with a max_depth above yaml-cpp's own guard.
+      throw input_error(line_of(e.mark),
+                        "nesting too deep for the YAML parser");
+    } catch (const YAML::Exception& e) {
+      throw input_error(line_of(e.mark), e.msg);
+    }
+    if (!more)
+      return;
+    // yaml-cpp 0.7 answers a token it cannot place (a ',' at the start of a
+    // document) with an empty document and leaves the token where it is, so
+    // the next document starts there again, without end.
+    const auto& start = builder.document_start();
+    if (start.pos == previous_start)
+      throw stray_token(text, start);
+    previous_start = start.pos;
+    on_document(index, builder.take_document());
+  }
+}
+
+} // namespace podref::detail

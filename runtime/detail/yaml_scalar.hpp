@@ -1,0 +1,28 @@
+// YAML scalar typing by the YAML 1.2 core schema, for the YAML to JSON
+// conversion.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace podref::detail {
+
+/// The JSON value of a plain (unquoted, untagged) scalar: true/True/TRUE and
+/// false/False/FALSE are booleans; null/Null/NULL/~ and the empty scalar are
+/// null; decimal, 0o octal and 0x hex integers and floats (.inf, .nan
+/// included) are numbers (integers past 64 bits become floating point);
+/// anything else is a string.
+nlohmann::json resolve_plain_scalar(const std::string& text);
+
+/// The JSON value of a scalar with the explicit tag `tag`, as yaml-cpp spells
+/// it (`!!int` is "tag:yaml.org,2002:int"): !!null, !!bool, !!int and !!float
+/// force that type and yield nullopt for text that is not of it; every other
+/// tag (!!str, !!binary, application tags, the "!" of quoted scalars) yields
+/// the text as a string.
+std::optional<nlohmann::json> resolve_tagged_scalar(std::string_view tag,
+                                                    const std::string& text);
+
+} // namespace podref::detail
