@@ -1,0 +1,55 @@
+// podref: the command-line tool. main only assembles the subcommands; each one
+// lives in its own <name>_command.{hpp,cpp} with an options struct, an add_*
+// function and a run_* function (see refs_command.hpp).
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "podref/version.hpp"
+#include "refs_command.hpp"
+
+namespace {
+
+// CLI11 prints descriptions as they are, so they are wrapped here.
+constexpr const char* description =
+  "podref works out which Kubernetes Secrets and ConfigMaps pods reference,\n"
+  "field for field as the kubelet's secret and configmap managers do, and\n"
+  "keeps those objects available to a node agent through CAF actors. This\n"
+  "tool runs that logic offline on manifest files (JSON or YAML, multi-\n"
+  "document, kind: List; '-' reads standard input), without a cluster.\n";
+
+constexpr const char* footer =
+  "Exit status: 0 on success, 1 if an input failed, 2 on a usage error.";
+
+/// On a usage error: the message, then the help of the subcommand the user
+/// was typing (or of podref itself), so a bare `podref` shows its usage.
+std::string usage_failure(const CLI::App* app, const CLI::Error& e) {
+  auto selected = app->get_subcommands();
+  auto usage = selected.empty() ? app->help()
+                                : selected.front()->help(app->get_name());
+  return "podref: " + std::string(e.what()) + "\n\n" + usage;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{description, "podref"};
+  app.footer(footer);
+  app.set_version_flag("--version", "podref " PODREF_VERSION_STRING);
+  app.require_subcommand(1);
+  app.failure_message(usage_failure);
+
+  podref::cli::refs_options refs;
+  auto* refs_cmd = podref::cli::add_refs_command(app, refs);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // app.exit prints help, version or the usage error; errors map to 2.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (*refs_cmd)
+    return podref::cli::run_refs_command(refs, std::cout, std::cerr);
+  return 0;
+}

@@ -1,0 +1,153 @@
+#include "refs_command.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "podref/messages/pod_references.hpp"
+#include "podref/runtime/manifest.hpp"
+
+namespace podref::cli {
+
+namespace {
+
+/// One output row of the plain table, cells in column order.
+using table_row = std::vector<std::string>;
+
+std::string join_names(const std::vector<std::string>& names) {
+  if (names.empty())
+    return "<none>";
+  std::string result;
+  for (const auto& name : names) {
+    if (!result.empty())
+      result += ", ";
+    result += name;
+  }
+  return result;
+}
+
+/// Prints `rows` as columns separated by two spaces. The last column is not
+/// padded, so no line ends in blanks.
+void print_table(const std::vector<table_row>& rows, std::ostream& out) {
+  if (rows.empty())
+    return;
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], row[i].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size())
+        line.append(widths[i] - row[i].size() + 2, ' ');
+    }
+    out << line << '\n';
+  }
+}
+
+/// The name a file is shown under: standard input is "<stdin>", the label
+/// load_manifest_file puts in its messages, so output and errors agree.
+std::string display_name(const std::string& file) {
+  return file == "-" ? "<stdin>" : file;
+}
+
+/// Compact one-line JSON. Names and messages come from arbitrary input, so
+/// invalid UTF-8 is replaced rather than allowed to throw.
+std::string to_line(const nlohmann::ordered_json& value) {
+  return value.dump(-1, ' ', false,
+                    nlohmann::ordered_json::error_handler_t::replace);
+}
+
+} // namespace
+
+CLI::App* add_refs_command(CLI::App& app, refs_options& options) {
+  auto* cmd = app.add_subcommand(
+    "refs", "Show the Secrets and ConfigMaps that pods reference");
+  cmd->footer(
+    "Reads Pods and the pod templates of Deployments, StatefulSets,\n"
+    "DaemonSets, ReplicaSets, ReplicationControllers, Jobs and CronJobs;\n"
+    "other kinds print nothing. Names are sorted and distinct. --json lines\n"
+    "hold file, doc (index from 0), kind, namespace, name, secrets and\n"
+    "configmaps. A file that fails to decode is reported in its place (on\n"
+    "stderr, or as {\"file\", \"error\"} with --json); the other files are\n"
+    "still read, and the exit status is 1.");
+  cmd->add_option("FILE", options.files,
+                  "Manifests, JSON or YAML; '-' reads standard input")
+    ->required()
+    ->type_name("");
+  cmd->add_flag("--json", options.json,
+                "Print one JSON object per line instead of a table");
+  return cmd;
+}
+
+int run_refs_command(const refs_options& options, std::ostream& out,
+                     std::ostream& err) {
+  const bool show_file = options.files.size() > 1;
+  std::vector<table_row> rows;
+  if (!options.json) {
+    rows.push_back({"KIND", "NAMESPACE", "NAME", "SECRETS", "CONFIGMAPS"});
+    if (show_file)
+      rows.back().insert(rows.back().begin(), "FILE");
+  }
+  bool failed = false;
+  for (const auto& path : options.files) {
+    const auto file = display_name(path);
+    auto result = load_manifest_file(path);
+    if (!result.ok()) {
+      failed = true;
+      if (options.json) {
+        nlohmann::ordered_json line;
+        line["file"] = file;
+        line["error"] = result.error;
+        out << to_line(line) << '\n';
+      } else {
+        err << "podref: " << result.error << '\n';
+      }
+      continue;
+    }
+    for (const auto& obj : result.objects) {
+      const auto* ptr = std::get_if<pod_ptr>(&obj.object);
+      if (ptr == nullptr || *ptr == nullptr)
+        continue;
+      const pod& p = **ptr;
+      auto secrets = secret_names(p);
+      auto config_maps = config_map_names(p);
+      if (options.json) {
+        nlohmann::ordered_json line;
+        line["file"] = file;
+        line["doc"] = obj.doc;
+        line["kind"] = obj.kind;
+        line["namespace"] = p.metadata.ns;
+        line["name"] = p.metadata.name;
+        line["secrets"] = secrets;
+        line["configmaps"] = config_maps;
+        out << to_line(line) << '\n';
+      } else {
+        table_row row{obj.kind, p.metadata.ns, p.metadata.name,
+                      join_names(secrets), join_names(config_maps)};
+        if (show_file)
+          row.insert(row.begin(), file);
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  // A header alone would only be noise.
+  if (rows.size() > 1)
+    print_table(rows, out);
+  out.flush();
+  if (!out) {
+    err << "podref: cannot write the output\n";
+    return 1;
+  }
+  return failed ? 1 : 0;
+}
+
+} // namespace podref::cli
