@@ -41,7 +41,8 @@ build() {
   if [ ! -f "build/$preset/build.ninja" ]; then
     cmake --preset "$preset" >/dev/null
   fi
-  cmake --build --preset "$preset" | { grep -v '^ninja: no work to do' || true; }
+  cmake --build --preset "$preset" \
+    | { grep -vE '^(ninja: no work to do|\[0/[0-9]+\] Re-checking globbed)' || true; }
 }
 
 main_job() {
