@@ -1,0 +1,446 @@
+#include "podref/actors/memory_api_server.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <optional>
+#include <system_error>
+#include <utility>
+
+#include <caf/actor.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/atom.hpp>
+#include <caf/message.hpp>
+#include <caf/message_view.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/sec.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/system_messages.hpp>
+#include <caf/type_erased_tuple.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+namespace podref {
+
+namespace {
+
+using state_type = memory_api_server_state;
+using object_key = state_type::object_key;
+using server_pointer
+  = memory_api_server_actor::stateful_pointer<memory_api_server_state>;
+using watch_iterator = std::map<watch_id, state_type::watch_entry>::iterator;
+
+/// Releases held list `id`. The server sends it to itself through the actor
+/// clock; it is not part of the typed interface, so the default handler
+/// takes it.
+using release_atom = caf::atom_constant<caf::atom("hold_end")>;
+
+caf::error podref_error(errc code, std::string message) {
+  return make_caf_error(error_info{code, std::move(message)});
+}
+
+/// Reads and writes treat an empty namespace as "default".
+object_key key_of(resource res, const std::string& ns,
+                  const std::string& name) {
+  return object_key{res, ns.empty() ? std::string{"default"} : ns, name};
+}
+
+/// Parses a watch's resourceVersion: "" is 0, anything else must be an
+/// unsigned 64-bit decimal.
+std::optional<std::uint64_t> parse_version(const std::string& text) {
+  std::uint64_t result = 0;
+  if (text.empty())
+    return result;
+  auto last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), last, result);
+  if (ec != std::errc{} || ptr != last)
+    return std::nullopt;
+  return result;
+}
+
+/// A copy of `obj` in namespace `ns` at resourceVersion `rv`.
+api_object stamped(const api_object& obj, const std::string& ns,
+                   std::uint64_t rv) {
+  auto stamp = [&](object_meta& meta) {
+    meta.ns = ns;
+    meta.resource_version = std::to_string(rv);
+  };
+  if (auto x = obj.as_secret()) {
+    auto copy = std::make_shared<secret>(*x);
+    stamp(copy->metadata);
+    return api_object{secret_ptr{std::move(copy)}};
+  }
+  if (auto x = obj.as_config_map()) {
+    auto copy = std::make_shared<config_map>(*x);
+    stamp(copy->metadata);
+    return api_object{config_map_ptr{std::move(copy)}};
+  }
+  return {};
+}
+
+/// Checks the input of a write.
+caf::error check_input(const api_object& obj) {
+  if (!obj)
+    return podref_error(errc::invalid_argument,
+                        "cannot store an empty object");
+  if (obj.meta().name.empty())
+    return podref_error(errc::invalid_argument,
+                        std::string{plural_name(obj.kind())}
+                          + " \"\" is invalid: metadata.name: Required value:"
+                            " name is required");
+  return {};
+}
+
+/// Logs a read, then consumes one injected fault of its verb, if any. The
+/// order matters: a failed call still counts, as with client-go's fake.
+caf::error record(state_type& st, source_verb verb, resource res,
+                  const std::string& ns, const std::string& name) {
+  st.actions.push_back(source_action{verb, res, ns, name});
+  auto i = st.faults.find(verb);
+  if (i == st.faults.end())
+    return {};
+  auto err = make_caf_error(i->second.err);
+  if (--i->second.remaining == 0)
+    st.faults.erase(i);
+  return err;
+}
+
+list_result list_now(const state_type& st, resource res, const std::string& ns,
+                     const std::string& name) {
+  list_result result;
+  auto i = st.objects.find(key_of(res, ns, name));
+  if (i != st.objects.end())
+    result.items.push_back(i->second);
+  result.resource_version = std::to_string(st.version);
+  return result;
+}
+
+void send_event(server_pointer self, watch_id id,
+                state_type::watch_entry& w, const watch_event& ev) {
+  w.after = std::max(w.after, ev.resource_version);
+  self->send(w.watcher, w_event_atom::value, id, ev);
+}
+
+/// Sends `ev` to the watches of `key` only.
+void fan_out(server_pointer self, const object_key& key,
+             const watch_event& ev) {
+  auto& st = self->state;
+  auto i = st.watches_by_key.find(key);
+  if (i == st.watches_by_key.end())
+    return;
+  for (auto id : i->second) {
+    auto w = st.watches.find(id);
+    if (w != st.watches.end() && ev.resource_version > w->second.after)
+      send_event(self, id, w->second, ev);
+  }
+}
+
+/// Appends to the bounded history; what falls out moves the compaction
+/// point.
+void remember(state_type& st, const object_key& key, const watch_event& ev) {
+  if (st.history_capacity == 0) {
+    st.compacted = ev.resource_version;
+    return;
+  }
+  if (st.history.size() >= st.history_capacity) {
+    st.compacted = st.history.front().event.resource_version;
+    st.history.pop_front();
+  }
+  st.history.push_back(state_type::history_entry{key, ev});
+}
+
+/// Applies one write: a new version, the stored copy, history and fan-out.
+/// Returns the stored copy (for DELETED: the last state at the new version).
+api_object commit(server_pointer self, const object_key& key, api_object obj,
+                  watch_event_type type) {
+  auto& st = self->state;
+  auto rv = ++st.version;
+  auto stored = stamped(obj, std::get<1>(key), rv);
+  if (type == watch_event_type::deleted)
+    st.objects.erase(key);
+  else
+    st.objects[key] = stored;
+  watch_event ev{type, stored, rv};
+  remember(st, key, ev);
+  fan_out(self, key, ev);
+  return stored;
+}
+
+/// Forgets a watch; stops monitoring its watcher after its last watch.
+void drop_watch(server_pointer self, watch_iterator i) {
+  auto& st = self->state;
+  auto k = st.watches_by_key.find(i->second.key);
+  if (k != st.watches_by_key.end()) {
+    k->second.erase(i->first);
+    if (k->second.empty())
+      st.watches_by_key.erase(k);
+  }
+  auto addr = i->second.watcher.address();
+  auto w = st.watchers.find(addr);
+  if (w != st.watchers.end() && --w->second == 0) {
+    st.watchers.erase(w);
+    self->demonitor(addr);
+  }
+  st.watches.erase(i);
+}
+
+void drop_watches_of(server_pointer self, const caf::actor_addr& watcher) {
+  auto& st = self->state;
+  for (auto i = st.watches.begin(); i != st.watches.end();) {
+    auto next = std::next(i);
+    if (i->second.watcher.address() == watcher)
+      drop_watch(self, i);
+    i = next;
+  }
+}
+
+void release_list(server_pointer self, std::uint64_t id) {
+  auto& st = self->state;
+  auto i = st.held.find(id);
+  if (i == st.held.end())
+    return;
+  auto held = std::move(i->second);
+  st.held.erase(i);
+  if (held.failure)
+    held.promise.deliver(std::move(held.failure));
+  else
+    held.promise.deliver(list_now(st, held.res, held.ns, held.name));
+}
+
+/// Opens a watch after its checks passed. The reply goes out first, then
+/// the catch-up events, so a requester that watches itself sees the id
+/// before the events.
+caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
+                                 std::uint64_t from_rv,
+                                 const watcher_actor& watcher) {
+  auto& st = self->state;
+  auto id = st.next_watch_id++;
+  auto& w = st.watches[id];
+  w.key = key;
+  w.watcher = watcher;
+  w.after = from_rv;
+  st.watches_by_key[key].insert(id);
+  if (++st.watchers[watcher.address()] == 1)
+    self->monitor(watcher);
+  auto promise = self->make_response_promise<watch_id>();
+  promise.deliver(id);
+  if (from_rv == 0) {
+    // Start now: the current state, as the API server's watch cache does.
+    auto i = st.objects.find(key);
+    if (i != st.objects.end())
+      send_event(self, id, w,
+                 watch_event{watch_event_type::added, i->second,
+                             i->second.resource_version()});
+  } else {
+    auto first = std::upper_bound(
+      st.history.begin(), st.history.end(), from_rv,
+      [](std::uint64_t rv, const state_type::history_entry& x) {
+        return rv < x.event.resource_version;
+      });
+    for (auto i = first; i != st.history.end(); ++i)
+      if (i->key == key)
+        send_event(self, id, w, i->event);
+  }
+  // Live events only from here; covers a from_rv ahead of the server, too.
+  w.after = std::max(w.after, st.version);
+  return promise;
+}
+
+} // namespace
+
+memory_api_server_state::~memory_api_server_state() {
+  // The server is exiting: tell everyone still waiting, since nobody else
+  // will. Swallow failures, there is nothing left to report them to.
+  try {
+    auto err = make_caf_error(
+      error_info{errc::shut_down, "the API server has shut down"});
+    for (auto& [id, h] : held)
+      if (h.promise.pending())
+        h.promise.deliver(err);
+    for (auto& [id, w] : watches)
+      caf::anon_send(w.watcher, w_end_atom::value, id, err);
+  } catch (...) {
+    // nop
+  }
+}
+
+memory_api_server_actor::behavior_type memory_api_server(
+  memory_api_server_actor::stateful_pointer<memory_api_server_state> self,
+  memory_api_server_config cfg) {
+  self->state.history_capacity = cfg.history_capacity;
+  self->set_down_handler(
+    [self](caf::down_msg& dm) { drop_watches_of(self, dm.source); });
+  self->set_default_handler(
+    [self](caf::scheduled_actor*,
+           caf::message_view& msg) -> caf::result<caf::message> {
+      auto& xs = msg.content();
+      if (xs.match_elements<release_atom, std::uint64_t>()) {
+        release_list(self, xs.get_as<std::uint64_t>(1));
+        return caf::message{};
+      }
+      return caf::sec::unexpected_message;
+    });
+  return {
+    // -- object source ------------------------------------------------------
+    [self](caf::get_atom, resource res, const std::string& ns,
+           const std::string& name) -> caf::result<api_object> {
+      auto& st = self->state;
+      if (auto err = record(st, source_verb::get, res, ns, name))
+        return err;
+      auto i = st.objects.find(key_of(res, ns, name));
+      if (i == st.objects.end())
+        return make_caf_error(api_not_found_error(res, name));
+      return i->second;
+    },
+    [self](list_atom, resource res, const std::string& ns,
+           const std::string& name,
+           const std::string&) -> caf::result<list_result> {
+      // The requested resourceVersion does not matter: memory is current.
+      auto& st = self->state;
+      auto err = record(st, source_verb::list, res, ns, name);
+      if (st.hold <= caf::timespan{0}) {
+        if (err)
+          return err;
+        return list_now(st, res, ns, name);
+      }
+      auto id = st.next_hold_id++;
+      auto& held = st.held[id];
+      held.promise = self->make_response_promise<list_result>();
+      held.res = res;
+      held.ns = ns;
+      held.name = name;
+      held.failure = std::move(err);
+      caf::delayed_anon_send(caf::actor_cast<caf::actor>(self), st.hold,
+                             release_atom::value, id);
+      return held.promise;
+    },
+    [self](watch_atom, resource res, const std::string& ns,
+           const std::string& name, const std::string& from,
+           const watcher_actor& watcher) -> caf::result<watch_id> {
+      auto& st = self->state;
+      if (auto err = record(st, source_verb::watch, res, ns, name))
+        return err;
+      if (!watcher)
+        return podref_error(errc::invalid_argument,
+                            "a watch needs a watcher");
+      auto from_rv = parse_version(from);
+      if (!from_rv)
+        return podref_error(errc::invalid_argument,
+                            "invalid resource version: \"" + from + "\"");
+      if (*from_rv != 0 && *from_rv < st.compacted)
+        return podref_error(errc::expired,
+                            "too old resource version: "
+                              + std::to_string(*from_rv) + " ("
+                              + std::to_string(st.compacted) + ")");
+      return open_watch(self, key_of(res, ns, name), *from_rv, watcher);
+    },
+    [self](cancel_atom, watch_id id) {
+      auto i = self->state.watches.find(id);
+      if (i != self->state.watches.end())
+        drop_watch(self, i);
+    },
+    // -- writes -------------------------------------------------------------
+    [self](create_atom, const api_object& obj) -> caf::result<api_object> {
+      if (auto err = check_input(obj))
+        return err;
+      auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
+      if (self->state.objects.count(key) != 0)
+        return podref_error(errc::invalid_argument,
+                            std::string{plural_name(obj.kind())} + " \""
+                              + obj.meta().name + "\" already exists");
+      return commit(self, key, obj, watch_event_type::added);
+    },
+    [self](caf::update_atom,
+           const api_object& obj) -> caf::result<api_object> {
+      if (auto err = check_input(obj))
+        return err;
+      auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
+      if (self->state.objects.count(key) == 0)
+        return make_caf_error(api_not_found_error(obj.kind(),
+                                                  obj.meta().name));
+      return commit(self, key, obj, watch_event_type::modified);
+    },
+    [self](apply_atom, const api_object& obj) -> caf::result<api_object> {
+      if (auto err = check_input(obj))
+        return err;
+      auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
+      auto type = self->state.objects.count(key) != 0
+                    ? watch_event_type::modified
+                    : watch_event_type::added;
+      return commit(self, key, obj, type);
+    },
+    [self](caf::delete_atom, resource res, const std::string& ns,
+           const std::string& name) -> caf::result<caf::ok_atom> {
+      auto key = key_of(res, ns, name);
+      auto i = self->state.objects.find(key);
+      if (i == self->state.objects.end())
+        return make_caf_error(api_not_found_error(res, name));
+      commit(self, key, i->second, watch_event_type::deleted);
+      return caf::ok_atom::value;
+    },
+    // -- test hooks ---------------------------------------------------------
+    [self](actions_atom) { return self->state.actions; },
+    [self](clear_atom) { self->state.actions.clear(); },
+    [self](fail_atom, source_verb verb, std::uint32_t n,
+           const error_info& err) {
+      if (n == 0)
+        self->state.faults.erase(verb);
+      else
+        self->state.faults[verb] = state_type::fault{n, err};
+    },
+    [self](hold_atom, caf::timespan d) { self->state.hold = d; },
+    [self](close_atom) {
+      auto& st = self->state;
+      for (auto& [id, w] : st.watches)
+        self->send(w.watcher, w_end_atom::value, id, caf::error{});
+      for (auto& [addr, n] : st.watchers)
+        self->demonitor(addr);
+      st.watches.clear();
+      st.watches_by_key.clear();
+      st.watchers.clear();
+    },
+    [self](expire_atom) {
+      auto& st = self->state;
+      st.history.clear();
+      st.compacted = st.version;
+    },
+    [self](bookmark_atom) {
+      auto& st = self->state;
+      for (auto& [id, w] : st.watches)
+        send_event(self, id, w,
+                   watch_event{watch_event_type::bookmark, api_object{},
+                               st.version});
+    },
+    [self](watches_atom) { return self->state.watches.size(); },
+  };
+}
+
+memory_api_server_actor spawn_memory_api_server(caf::actor_system& sys,
+                                                memory_api_server_config cfg) {
+  return sys.spawn(memory_api_server, cfg);
+}
+
+result<std::size_t> load_objects(caf::actor_system& sys,
+                                 const memory_api_server_actor& server,
+                                 const std::vector<api_object>& objects) {
+  if (!server)
+    return error_info{errc::invalid_argument, "no API server to load into"};
+  caf::scoped_actor self{sys};
+  std::size_t stored = 0;
+  std::optional<error_info> failure;
+  for (const auto& obj : objects) {
+    self->request(server, caf::infinite, apply_atom::value, obj)
+      .receive([&](const api_object&) { ++stored; },
+               [&](caf::error& err) {
+                 failure = from_caf_error(
+                   err, error_info{errc::unavailable,
+                                   "the API server failed: "
+                                     + caf::to_string(err)});
+               });
+    if (failure)
+      return std::move(*failure);
+  }
+  return stored;
+}
+
+} // namespace podref

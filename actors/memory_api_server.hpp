@@ -1,0 +1,141 @@
+// The embedded in-memory API server: an object source (get, list, watch) over
+// Secrets and ConfigMaps held in memory, plus writes and test hooks. It plays
+// the part of client-go's fake clientset and fake watch in podref's tests and
+// serves manifests to embedders that run without a cluster.
+//
+// The contract is the comment on memory_api_server_actor in
+// messages/actor_types.hpp. Details fixed here:
+// - one cluster-wide resourceVersion, starting at 0; every write increments
+//   it and stores a copy of its input with metadata.resourceVersion set to
+//   the new version (decimal) and an empty namespace replaced by "default";
+// - reads with an empty namespace look in "default" as well; the action log
+//   keeps the namespace as the caller passed it;
+// - get, list and watch are recorded in the action log before fault
+//   injection is applied, so a failed call still counts; writes are not
+//   recorded;
+// - watch("" or "0") starts now, with an ADDED event for the object if it
+//   exists; a watch from an older version replays the object's events after
+//   it, or fails with errc::expired when that version was compacted away
+//   (dropped from the bounded history, or older than the last expire());
+// - the reply to watch (the watch_id) reaches the requester before any event
+//   of that watch, so a requester that is its own watcher always knows the
+//   id of the events it gets;
+// - watchers are monitored: a dead watcher's watches are dropped;
+// - a held list is answered with the state at release time; faults are
+//   decided on arrival and delivered at release as well;
+// - when the server exits, open watches end with errc::shut_down and held
+//   lists fail with it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <caf/actor_addr.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/error.hpp>
+#include <caf/timespan.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include "podref/messages/actor_types.hpp"
+#include "podref/messages/api_object.hpp"
+#include "podref/messages/errors.hpp"
+#include "podref/messages/source_protocol.hpp"
+
+namespace podref {
+
+/// Settings of one in-memory API server.
+struct memory_api_server_config {
+  /// Most events kept for resuming watches; older ones are compacted away.
+  std::size_t history_capacity = 1000;
+};
+
+/// The state of the in-memory API server actor.
+struct memory_api_server_state {
+  /// Identifies an object: resource, namespace, name.
+  using object_key = std::tuple<resource, std::string, std::string>;
+
+  /// One event of the history, for replaying to resumed watches.
+  struct history_entry {
+    object_key key;
+    watch_event event;
+  };
+
+  /// One open watch.
+  struct watch_entry {
+    object_key key;
+    /// Only events with a newer resourceVersion go to this watch.
+    std::uint64_t after = 0;
+    watcher_actor watcher;
+  };
+
+  /// A list waiting for its hold to expire.
+  struct held_list {
+    caf::typed_response_promise<list_result> promise;
+    resource res = resource::secrets;
+    std::string ns;
+    std::string name;
+    /// Set when an injected fault decided the answer on arrival.
+    caf::error failure;
+  };
+
+  /// An injected fault: the next `remaining` calls fail with `err`.
+  struct fault {
+    std::uint32_t remaining = 0;
+    error_info err;
+  };
+
+  memory_api_server_state() = default;
+  memory_api_server_state(const memory_api_server_state&) = delete;
+  memory_api_server_state& operator=(const memory_api_server_state&) = delete;
+
+  /// Ends open watches and held lists with errc::shut_down.
+  ~memory_api_server_state();
+
+  std::map<object_key, api_object> objects;
+  /// The cluster-wide resourceVersion of the last write.
+  std::uint64_t version = 0;
+  /// The newest version no longer in `history`; watches from an older
+  /// version fail with errc::expired.
+  std::uint64_t compacted = 0;
+  std::deque<history_entry> history;
+  std::size_t history_capacity = 1000;
+  std::map<watch_id, watch_entry> watches;
+  /// Fan-out index: the open watches of each object.
+  std::map<object_key, std::set<watch_id>> watches_by_key;
+  /// Monitored watchers and how many open watches each has.
+  std::map<caf::actor_addr, std::size_t> watchers;
+  watch_id next_watch_id = 1;
+  std::vector<source_action> actions;
+  std::map<source_verb, fault> faults;
+  caf::timespan hold{0};
+  std::map<std::uint64_t, held_list> held;
+  std::uint64_t next_hold_id = 1;
+
+  static constexpr const char* name = "podref.memory_api_server";
+};
+
+/// The in-memory API server's behavior (see memory_api_server_actor).
+memory_api_server_actor::behavior_type memory_api_server(
+  memory_api_server_actor::stateful_pointer<memory_api_server_state> self,
+  memory_api_server_config cfg);
+
+/// Spawns an in-memory API server in `sys`.
+memory_api_server_actor spawn_memory_api_server(caf::actor_system& sys,
+                                                memory_api_server_config cfg
+                                                = {});
+
+/// Stores every object of `objects` in `server` with apply(), in order, and
+/// returns how many were stored, or the first error (the objects before it
+/// stay stored). Blocks the calling thread: call it from outside actors, and
+/// never under the testing scheduler, where nothing runs while it waits.
+result<std::size_t> load_objects(caf::actor_system& sys,
+                                 const memory_api_server_actor& server,
+                                 const std::vector<api_object>& objects);
+
+} // namespace podref

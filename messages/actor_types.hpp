@@ -1,0 +1,192 @@
+// The message vocabulary of podref's actors: every atom and typed handle.
+//
+// This header pulls in CAF: include it only from actors/ and from runtime
+// sources (.cpp), never from headers an embedder includes.
+//
+// Atom texts are at most 10 characters of letters, digits and '_' (CAF 0.17).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+#include <caf/error.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/timespan.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "podref/messages/api_object.hpp"
+#include "podref/messages/errors.hpp"
+#include "podref/messages/pod_registration.hpp"
+#include "podref/messages/source_protocol.hpp"
+
+// Immutable values shared between actors of one process; never serialised.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::api_object)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::resource)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::watch_event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::list_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::source_verb)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::source_action)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<podref::source_action>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::error_info)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::pod_registration_ptr)
+
+namespace podref {
+
+// -- errors -------------------------------------------------------------------
+
+/// The category of podref's errors inside caf::error.
+constexpr caf::atom_value error_category = caf::atom("podref");
+
+/// Wraps an error_info into a caf::error (code + message as context).
+caf::error make_caf_error(const error_info& x);
+
+/// Unwraps a caf::error. podref errors come back as they were; CAF's own
+/// (e.g. a dead receiver) map to `fallback`, whose message is CAF's
+/// rendering of the error when `fallback` has none.
+error_info from_caf_error(const caf::error& x, const error_info& fallback);
+
+// -- object source: what a reflector needs from an API server ---------------
+
+using list_atom = caf::atom_constant<caf::atom("list")>;
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
+using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
+using w_event_atom = caf::atom_constant<caf::atom("w_event")>;
+using w_end_atom = caf::atom_constant<caf::atom("w_end")>;
+
+/// The receiving side of a watch. A source sends the events of watch `id`
+/// in resourceVersion order, then at most one w_end: an empty error means
+/// the watch closed normally (watch again from the last version seen), an
+/// errc::expired error means the version fell out of the history (list
+/// again).
+using watcher_actor = caf::typed_actor<
+  caf::reacts_to<w_event_atom, watch_id, watch_event>,
+  caf::reacts_to<w_end_atom, watch_id, caf::error>>;
+
+/// An API server, per resource:
+/// - get(ns, name): the object, or errc::not_found (`secrets "x" not found`);
+/// - list(ns, name, rv): the items matching field selector
+///   metadata.name=NAME, with the list's resourceVersion;
+/// - watch(ns, name, from_rv, watcher): events after from_rv, delivered to
+///   `watcher`; fails with errc::expired when from_rv is too old;
+/// - cancel(id): stop a watch; no w_end follows.
+/// Any call may fail with errc::unavailable.
+using object_source_actor = caf::typed_actor<
+  caf::replies_to<caf::get_atom, resource, std::string,
+                  std::string>::with<api_object>,
+  caf::replies_to<list_atom, resource, std::string, std::string,
+                  std::string>::with<list_result>,
+  caf::replies_to<watch_atom, resource, std::string, std::string,
+                  std::string, watcher_actor>::with<watch_id>,
+  caf::reacts_to<cancel_atom, watch_id>>;
+
+// -- in-memory API server: writes and test hooks --------------------------------
+
+using create_atom = caf::atom_constant<caf::atom("create")>;
+using apply_atom = caf::atom_constant<caf::atom("apply")>;
+using actions_atom = caf::atom_constant<caf::atom("actions")>;
+using clear_atom = caf::atom_constant<caf::atom("clear")>;
+using fail_atom = caf::atom_constant<caf::atom("fail")>;
+using hold_atom = caf::atom_constant<caf::atom("hold")>;
+using close_atom = caf::atom_constant<caf::atom("close_w")>;
+using expire_atom = caf::atom_constant<caf::atom("expire")>;
+using bookmark_atom = caf::atom_constant<caf::atom("bookmark")>;
+using watches_atom = caf::atom_constant<caf::atom("watches")>;
+
+/// The embedded API server: an object source plus writes and test hooks.
+/// - create(obj) / update(obj) / apply(obj): store a copy of `obj` with the
+///   next cluster-wide resourceVersion and return the stored object; create
+///   fails if it exists, update fails with errc::not_found if it does not,
+///   apply does either;
+/// - delete(res, ns, name): remove, or errc::not_found;
+/// - actions(): the action log; clear(): empty it;
+/// - fail(verb, n, err): the next n calls of verb fail with err;
+/// - hold(d): answer every later list d after it arrives (0 = at once);
+/// - close_w(): end every open watch normally;
+/// - expire(): drop the event history, so older watches get errc::expired;
+/// - bookmark(): send a BOOKMARK with the current version to every watch;
+/// - watches(): the number of open watches.
+using memory_api_server_actor = object_source_actor::extend<
+  caf::replies_to<create_atom, api_object>::with<api_object>,
+  caf::replies_to<caf::update_atom, api_object>::with<api_object>,
+  caf::replies_to<apply_atom, api_object>::with<api_object>,
+  caf::replies_to<caf::delete_atom, resource, std::string,
+                  std::string>::with<caf::ok_atom>,
+  caf::replies_to<actions_atom>::with<std::vector<source_action>>,
+  caf::reacts_to<clear_atom>,
+  caf::reacts_to<fail_atom, source_verb, std::uint32_t, error_info>,
+  caf::reacts_to<hold_atom, caf::timespan>,
+  caf::reacts_to<close_atom>,
+  caf::reacts_to<expire_atom>,
+  caf::reacts_to<bookmark_atom>,
+  caf::replies_to<watches_atom>::with<std::size_t>>;
+
+// -- reflector: one per referenced object -------------------------------------
+
+using get_obj_atom = caf::atom_constant<caf::atom("get_obj")>;
+using immut_atom = caf::atom_constant<caf::atom("immut_read")>;
+using idle_atom = caf::atom_constant<caf::atom("idle_chk")>;
+using r_stop_atom = caf::atom_constant<caf::atom("r_stop")>;
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
+using sync_to_atom = caf::atom_constant<caf::atom("sync_to")>;
+
+/// A reflector keeps one object (namespace, name) of one resource fresh:
+/// list, then watch, publishing each state to its object_slot.
+/// - get_obj(): the object once synced (waits up to the sync timeout, then
+///   fails with errc::sync_timeout); errc::not_found with the watch-store
+///   text when the object does not exist; restarts a stopped watch first;
+///   an immutable object stops the watch and keeps being served;
+/// - immut_read(): a snapshot read served an immutable object: stop
+///   watching, keep serving;
+/// - idle_chk(max_idle): stop the watch iff running, synced and not read
+///   for longer than max_idle (strictly);
+/// - r_stop(): the last reference is gone: cancel the watch, fail waiting
+///   reads with errc::not_registered, quit;
+/// - retry(gen) and sync_to(read_id) are the reflector's own timers.
+using reflector_actor = watcher_actor::extend<
+  caf::replies_to<get_obj_atom>::with<api_object>,
+  caf::reacts_to<immut_atom>,
+  caf::reacts_to<idle_atom, caf::timespan>,
+  caf::reacts_to<r_stop_atom>,
+  caf::reacts_to<retry_atom, std::uint64_t>,
+  caf::reacts_to<sync_to_atom, std::uint64_t>>;
+
+// -- manager: registered pods and per-object reference counts ------------------
+
+using reg_pod_atom = caf::atom_constant<caf::atom("reg_pod")>;
+using unreg_pod_atom = caf::atom_constant<caf::atom("unreg_pod")>;
+using add_ref_atom = caf::atom_constant<caf::atom("add_ref")>;
+using del_ref_atom = caf::atom_constant<caf::atom("del_ref")>;
+using recycle_atom = caf::atom_constant<caf::atom("recycle")>;
+using sync_atom = caf::atom_constant<caf::atom("sync")>;
+using refs_atom = caf::atom_constant<caf::atom("refs")>;
+
+/// Reference counts of one object: pod uid -> count.
+using ref_map = std::map<std::string, int>;
+
+/// The manager of one resource (upstream's cacheBasedManager + objectCache).
+/// - reg_pod(r) / unreg_pod(r): register a pod (first time: every name;
+///   again: only the difference) / drop the stored pod's references; both
+///   idempotent; unknown pods are a no-op. Only r's key is read on unreg;
+/// - add_ref / del_ref(ns, name, uid): the store-level operations;
+///   deleting an unknown uid is ignored (upstream leaves a -1 count);
+/// - get_obj(ns, name): errc::not_registered, or the reflector's answer;
+/// - immut_read(ns, name): forwarded to the object's reflector;
+/// - recycle(): one idle-recycling pass (also runs on its own timer);
+/// - sync(): answers once every earlier message of the sender is applied;
+/// - refs(ns, name): the object's reference counts (empty if none).
+using manager_actor = caf::typed_actor<
+  caf::reacts_to<reg_pod_atom, pod_registration_ptr>,
+  caf::reacts_to<unreg_pod_atom, pod_registration_ptr>,
+  caf::reacts_to<add_ref_atom, std::string, std::string, std::string>,
+  caf::reacts_to<del_ref_atom, std::string, std::string, std::string>,
+  caf::replies_to<get_obj_atom, std::string, std::string>::with<api_object>,
+  caf::reacts_to<immut_atom, std::string, std::string>,
+  caf::reacts_to<recycle_atom>,
+  caf::replies_to<sync_atom>::with<caf::ok_atom>,
+  caf::replies_to<refs_atom, std::string, std::string>::with<ref_map>>;
+
+} // namespace podref

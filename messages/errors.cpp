@@ -1,0 +1,48 @@
+#include "podref/messages/errors.hpp"
+
+namespace podref {
+
+std::string to_string(errc x) {
+  switch (x) {
+    case errc::not_registered:
+      return "not_registered";
+    case errc::sync_timeout:
+      return "sync_timeout";
+    case errc::not_found:
+      return "not_found";
+    case errc::expired:
+      return "expired";
+    case errc::unavailable:
+      return "unavailable";
+    case errc::shut_down:
+      return "shut_down";
+    case errc::invalid_argument:
+      return "invalid_argument";
+    case errc::unexpected_type:
+      return "unexpected_type";
+  }
+  return "unknown";
+}
+
+error_info not_registered_error(const std::string& ns,
+                                const std::string& name) {
+  return {errc::not_registered,
+          "object \"" + ns + "\"/\"" + name + "\" not registered"};
+}
+
+error_info sync_timeout_error(resource r) {
+  return {errc::sync_timeout, "failed to sync " + std::string{singular_name(r)}
+                                + " cache: timed out waiting for the condition"};
+}
+
+error_info watch_not_found_error(resource r, const std::string& name) {
+  return {errc::not_found,
+          std::string{singular_name(r)} + " \"" + name + "\" not found"};
+}
+
+error_info api_not_found_error(resource r, const std::string& name) {
+  return {errc::not_found,
+          std::string{plural_name(r)} + " \"" + name + "\" not found"};
+}
+
+} // namespace podref

@@ -1,0 +1,109 @@
+// Error values of the podref engine, and result<T>: a value or an error.
+//
+// Nothing throws across actors or out of the facade: failures travel as
+// values. Messages reproduce the kubelet's greppable texts exactly, e.g.
+// `object "ns"/"name" not registered` or
+// `failed to sync secret cache: timed out waiting for the condition`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "podref/messages/api_object.hpp"
+
+namespace podref {
+
+/// Error codes; values are stable (they travel inside caf::error).
+enum class errc : std::uint8_t {
+  /// The object is not referenced by any registered pod.
+  not_registered = 1,
+  /// The first sync did not complete within the read's wait limit.
+  sync_timeout,
+  /// The object does not exist (404).
+  not_found,
+  /// A watch or list resourceVersion is too old (410 Gone).
+  expired,
+  /// The API server failed the call (e.g. injected fault, 5xx).
+  unavailable,
+  /// The engine has shut down.
+  shut_down,
+  /// A caller passed something invalid (empty name, bad strategy, ...).
+  invalid_argument,
+  /// The object held has the wrong type for the typed manager.
+  unexpected_type,
+};
+
+/// "not_registered", "sync_timeout", ...
+std::string to_string(errc x);
+
+/// An error code and its full message.
+struct error_info {
+  errc code = errc::unavailable;
+  std::string message;
+};
+
+inline bool operator==(const error_info& x, const error_info& y) {
+  return x.code == y.code && x.message == y.message;
+}
+
+// -- upstream's texts -----------------------------------------------------------
+
+/// `object "<ns>"/"<name>" not registered`
+error_info not_registered_error(const std::string& ns, const std::string& name);
+
+/// `failed to sync <secret|configmap> cache: timed out waiting for the
+/// condition`
+error_info sync_timeout_error(resource r);
+
+/// Watch-store NotFound, singular resource: `secret "<name>" not found`.
+error_info watch_not_found_error(resource r, const std::string& name);
+
+/// API-server NotFound, plural resource: `secrets "<name>" not found`.
+error_info api_not_found_error(resource r, const std::string& name);
+
+/// A value of type T or an error_info.
+template <class T>
+class result {
+public:
+  result(T value) : data_(std::move(value)) { // NOLINT(implicit)
+    // nop
+  }
+
+  result(error_info err) : data_(std::move(err)) { // NOLINT(implicit)
+    // nop
+  }
+
+  explicit operator bool() const noexcept {
+    return data_.index() == 0;
+  }
+
+  /// Requires a value.
+  const T& value() const& {
+    return std::get<0>(data_);
+  }
+
+  /// Requires a value.
+  T&& value() && {
+    return std::get<0>(std::move(data_));
+  }
+
+  const T& operator*() const& {
+    return value();
+  }
+
+  const T* operator->() const {
+    return &value();
+  }
+
+  /// Requires an error.
+  const error_info& error() const {
+    return std::get<1>(data_);
+  }
+
+private:
+  std::variant<T, error_info> data_;
+};
+
+} // namespace podref

@@ -1,0 +1,70 @@
+// Value types of the object-source protocol: what a reflector asks of an API
+// server (get, list by name, watch from a resourceVersion) and what it gets
+// back. Shaped after the Kubernetes REST API so that a real API server can
+// sit behind the same actor interface (messages/actor_types.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "podref/messages/api_object.hpp"
+
+namespace podref {
+
+/// The type of a watch event, as in the API's watch stream.
+enum class watch_event_type : std::uint8_t {
+  added,
+  modified,
+  deleted,
+  /// Carries no object change, only a newer resourceVersion.
+  bookmark,
+};
+
+/// "ADDED", "MODIFIED", "DELETED", "BOOKMARK".
+const char* to_string(watch_event_type x) noexcept;
+
+/// One event of a watch stream.
+struct watch_event {
+  watch_event_type type = watch_event_type::added;
+  /// The object after the change; for DELETED its last state. Empty for
+  /// BOOKMARK.
+  api_object object;
+  /// The resourceVersion this event brings the watcher to.
+  std::uint64_t resource_version = 0;
+};
+
+/// The answer to a list: the matching items and the list's resourceVersion
+/// (the cluster-wide version at which the list was taken).
+struct list_result {
+  std::vector<api_object> items;
+  std::string resource_version;
+};
+
+/// Identifies one open watch at its source.
+using watch_id = std::uint64_t;
+
+/// The verbs a source counts, as client-go's fake clientset records them.
+enum class source_verb : std::uint8_t {
+  get,
+  list,
+  watch,
+};
+
+/// "get", "list", "watch".
+const char* to_string(source_verb x) noexcept;
+
+/// One recorded call to a source, for tests and stats.
+struct source_action {
+  source_verb verb = source_verb::get;
+  resource res = resource::secrets;
+  std::string ns;
+  std::string name;
+};
+
+inline bool operator==(const source_action& x, const source_action& y) {
+  return x.verb == y.verb && x.res == y.res && x.ns == y.ns
+         && x.name == y.name;
+}
+
+} // namespace podref
