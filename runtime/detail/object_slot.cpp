@@ -1,0 +1,29 @@
+#include "podref/runtime/detail/object_slot.hpp"
+
+namespace podref::detail {
+
+object_slot::object_slot(resource res, std::string ns, std::string name,
+                         epoch_domain& domain)
+  : key_(ns + '/' + name),
+    hash_(hash_key(key_)),
+    res_(res),
+    ns_(std::move(ns)),
+    name_(std::move(name)),
+    domain_(domain),
+    snapshot_(new object_snapshot{}) {
+  // nop
+}
+
+object_slot::~object_slot() {
+  // The slot dies after its last reader unpinned (the index retires its
+  // reference through the domain), so the current snapshot is unreachable.
+  delete snapshot_.load(std::memory_order_relaxed);
+}
+
+void object_slot::publish(object_snapshot x) {
+  auto* fresh = new object_snapshot(std::move(x));
+  auto* old = snapshot_.exchange(fresh, std::memory_order_acq_rel);
+  domain_.retire(const_cast<object_snapshot*>(old));
+}
+
+} // namespace podref::detail

@@ -1,0 +1,34 @@
+// read_side: everything one manager shares with the threads that read.
+//
+// The manager actor is the only writer of `index`; each reflector is the only
+// writer of its slot; readers pin `domain` and look up without locks.
+// Reflectors hold the read_side through shared pointers (the counters alias
+// it), so the domain outlives every slot publisher, whatever order actors
+// terminate in.
+#pragma once
+
+#include <memory>
+
+#include "podref/runtime/detail/engine_counters.hpp"
+#include "podref/runtime/detail/epoch.hpp"
+#include "podref/runtime/detail/object_slot.hpp"
+#include "podref/runtime/detail/snapshot_index.hpp"
+
+namespace podref::detail {
+
+struct read_side {
+  // Declaration order is destruction order reversed: the index (and the slots
+  // it releases) goes before the domain that frees what they retired.
+  epoch_domain domain;
+  snapshot_index<object_slot> index{domain};
+  engine_counters counters;
+};
+
+using read_side_ptr = std::shared_ptr<read_side>;
+
+/// The counters of `rs`, sharing ownership of the whole read side.
+inline std::shared_ptr<engine_counters> counters_of(const read_side_ptr& rs) {
+  return {rs, &rs->counters};
+}
+
+} // namespace podref::detail
