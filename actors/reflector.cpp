@@ -1,0 +1,373 @@
+#include "podref/actors/reflector.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <caf/actor_cast.hpp>
+#include <caf/sec.hpp>
+#include <caf/send.hpp>
+
+namespace podref {
+
+namespace {
+
+/// How a CAF error of the source (e.g. a dead source) is classified: as a
+/// transient failure, retried after a backoff.
+const error_info transient_failure{errc::unavailable, std::string{}};
+
+} // namespace
+
+// -- construction and destruction ---------------------------------------------
+
+reflector_state::~reflector_state() {
+  if (!counted_)
+    return;
+  // Killed instead of stopped (r_stop leaves nothing behind here): release
+  // the watch, answer waiting reads as if we were already gone and take
+  // this reflector out of every counter it is still part of.
+  close_watch(true);
+  if (busy_)
+    --cfg_.counters->busy;
+  for (auto& kvp : parked_)
+    kvp.second.deliver(caf::make_error(caf::sec::request_receiver_down));
+  if (running_ || synced_) {
+    running_ = false;
+    synced_ = false;
+    object_ = api_object{};
+    publish();
+  }
+  --cfg_.counters->live_reflectors;
+  ++cfg_.counters->reflectors_stopped;
+}
+
+void reflector_state::init(self_pointer self, reflector_config cfg) {
+  self_ = self;
+  cfg_ = std::move(cfg);
+  rng_.seed(cfg_.seed);
+  backoff_base_ = cfg_.backoff_initial;
+  // Busy (listing) before counted as started: quiescence checks read
+  // "started and not busy" as "settled".
+  start();
+  ++cfg_.counters->live_reflectors;
+  ++cfg_.counters->reflectors_started;
+  counted_ = true;
+}
+
+// -- message handlers ---------------------------------------------------------
+
+void reflector_state::on_event(watch_id id, const watch_event& ev) {
+  if (!accepts(id))
+    return;
+  auto next = object_;
+  switch (ev.type) {
+    case watch_event_type::added:
+    case watch_event_type::modified:
+      next = ev.object;
+      break;
+    case watch_event_type::deleted:
+      next = api_object{};
+      break;
+    case watch_event_type::bookmark:
+      break;
+  }
+  last_rv_ = std::to_string(ev.resource_version);
+  if (next != object_) {
+    object_ = std::move(next);
+    publish();
+  }
+}
+
+void reflector_state::on_watch_end(watch_id id, const caf::error& err) {
+  if (!accepts(id))
+    return;
+  // The source closed the watch itself: nothing to cancel there. If the end
+  // overtook the reply with the id, the next step bumps the generation and
+  // the late reply is then treated as stale.
+  close_watch(false);
+  if (!err)
+    start_watch();
+  else
+    on_failure(err, step::watch);
+}
+
+caf::result<api_object> reflector_state::get_obj() {
+  // Recorded whether or not the read succeeds (upstream: "protects from
+  // premature (racy) reflector closure").
+  cfg_.slot->set_last_access_ns(now_ns());
+  if (!running_ && !immutable_)
+    start();
+  if (synced_) {
+    auto x = answer();
+    if (!x)
+      return std::move(x.error());
+    return std::move(*x);
+  }
+  auto rp = self_->make_response_promise<api_object>();
+  auto id = next_read_id_++;
+  parked_.emplace(id, rp);
+  self_->delayed_send(self_, cfg_.sync_timeout, sync_to_atom::value, id);
+  return rp;
+}
+
+void reflector_state::immut_read() {
+  // Only a served (synced) object counts; an unsynced one may be stale.
+  if (synced_ && object_.is_immutable())
+    freeze();
+}
+
+void reflector_state::idle_chk(caf::timespan max_idle) {
+  // Never stop before the first sync (upstream PR #104604): the list in
+  // flight would be lost and retried forever on a slow API server.
+  if (!running_ || !synced_)
+    return;
+  if (now_ns() - cfg_.slot->last_access_ns() > max_idle.count())
+    stop_watching();
+}
+
+void reflector_state::r_stop() {
+  close_watch(true);
+  enter(phase::idle);
+  auto parked = std::move(parked_);
+  parked_.clear();
+  for (auto& kvp : parked)
+    kvp.second.deliver(make_caf_error(
+      not_registered_error(cfg_.slot->ns(), cfg_.slot->name())));
+  running_ = false;
+  synced_ = false;
+  object_ = api_object{};
+  publish();
+  self_->quit();
+}
+
+void reflector_state::on_retry(std::uint64_t gen) {
+  if (gen != gen_ || phase_ != phase::backing_off)
+    return;
+  if (retry_step_ == step::list)
+    start_list();
+  else
+    start_watch();
+}
+
+void reflector_state::on_sync_timeout(std::uint64_t read_id) {
+  // Only the read gives up; the reflector keeps listing (upstream's Get
+  // stops waiting after 1 s but leaves the reflector running).
+  auto i = parked_.find(read_id);
+  if (i == parked_.end())
+    return;
+  i->second.deliver(make_caf_error(sync_timeout_error(cfg_.res)));
+  parked_.erase(i);
+}
+
+// -- lifecycle ----------------------------------------------------------------
+
+void reflector_state::start() {
+  running_ = true;
+  synced_ = false;
+  publish();
+  start_list();
+}
+
+void reflector_state::stop_watching() {
+  if (!running_)
+    return;
+  close_watch(true);
+  enter(phase::idle);
+  running_ = false;
+  // The object stays for the restart, but a mutable one may change while
+  // nobody watches: serving it again needs a fresh list (upstream clears
+  // the store's initialized flag). An immutable one is served forever.
+  if (!immutable_)
+    synced_ = false;
+  publish();
+}
+
+void reflector_state::freeze() {
+  immutable_ = true;
+  stop_watching();
+}
+
+// -- source calls -------------------------------------------------------------
+
+void reflector_state::start_list() {
+  auto gen = enter(phase::listing);
+  ++cfg_.counters->lists;
+  // "0" lets the API server answer from its watch cache; later lists never
+  // go back before what we have seen; "" asks for the newest state after
+  // our version fell out of the history.
+  std::string rv = expired_ ? "" : has_rv_ ? last_rv_ : "0";
+  self_
+    ->request(cfg_.source, caf::infinite, list_atom::value, cfg_.res,
+              cfg_.slot->ns(), cfg_.slot->name(), std::move(rv))
+    .then(
+      [this, gen](list_result& res) {
+        if (gen == gen_)
+          on_list(res);
+      },
+      [this, gen](caf::error& err) {
+        if (gen == gen_)
+          on_failure(err, step::list);
+      });
+}
+
+void reflector_state::start_watch() {
+  auto gen = enter(phase::opening_watch);
+  ++cfg_.counters->watches;
+  self_
+    ->request(cfg_.source, caf::infinite, watch_atom::value, cfg_.res,
+              cfg_.slot->ns(), cfg_.slot->name(), last_rv_,
+              caf::actor_cast<watcher_actor>(self_))
+    .then([this, gen](watch_id id) { on_watch_opened(gen, id); },
+          [this, gen](caf::error& err) {
+            if (gen == gen_)
+              on_failure(err, step::watch);
+          });
+}
+
+void reflector_state::on_list(list_result& res) {
+  // Stays busy from the list straight into opening the watch, so that no
+  // observer sees a synced-but-unwatched reflector as settled.
+  backoff_base_ = cfg_.backoff_initial;
+  object_ = res.items.empty() ? api_object{} : std::move(res.items.front());
+  last_rv_ = std::move(res.resource_version);
+  has_rv_ = true;
+  expired_ = false;
+  synced_ = true;
+  publish();
+  // A waiting read may find the object immutable and stop us.
+  deliver_parked();
+  if (running_)
+    start_watch();
+  else
+    enter(phase::idle);
+}
+
+void reflector_state::on_watch_opened(std::uint64_t gen, watch_id id) {
+  if (!max_seen_watch_ || id > *max_seen_watch_)
+    max_seen_watch_ = id;
+  if (gen != gen_) {
+    // We gave up on this watch while its reply was in flight, but the
+    // source opened it: close it there.
+    caf::anon_send(cfg_.source, cancel_atom::value, id);
+    return;
+  }
+  watch_ = id;
+  ++cfg_.counters->open_watches;
+  enter(phase::watching);
+}
+
+void reflector_state::on_failure(const caf::error& err, step failed) {
+  if (from_caf_error(err, transient_failure).code == errc::expired) {
+    expired_ = true;
+    start_list();
+  } else {
+    back_off(failed);
+  }
+}
+
+void reflector_state::back_off(step failed) {
+  auto gen = enter(phase::backing_off);
+  retry_step_ = failed;
+  self_->delayed_send(self_, next_backoff(), retry_atom::value, gen);
+}
+
+caf::timespan reflector_state::next_backoff() {
+  using rep = caf::timespan::rep;
+  auto base = backoff_base_;
+  std::uniform_int_distribution<rep> jitter{0, std::max<rep>(base.count() - 1,
+                                                             0)};
+  auto wait = std::min(base + caf::timespan{jitter(rng_)}, cfg_.backoff_cap);
+  backoff_base_ = std::min(base * 2, cfg_.backoff_cap);
+  return wait;
+}
+
+bool reflector_state::accepts(watch_id id) const {
+  if (watch_ && *watch_ == id)
+    return true;
+  // A source may send the first events of a new watch before its reply
+  // with the id; ids grow, so anything above every id we were told about
+  // belongs to the watch we are opening, anything else to a stale one.
+  return phase_ == phase::opening_watch
+         && (!max_seen_watch_ || id > *max_seen_watch_);
+}
+
+void reflector_state::close_watch(bool cancel) {
+  if (!watch_)
+    return;
+  if (cancel)
+    caf::anon_send(cfg_.source, cancel_atom::value, *watch_);
+  watch_.reset();
+  --cfg_.counters->open_watches;
+}
+
+std::uint64_t reflector_state::enter(phase next) {
+  phase_ = next;
+  auto busy = next == phase::listing || next == phase::opening_watch
+              || next == phase::backing_off;
+  if (busy != busy_) {
+    busy_ = busy;
+    cfg_.counters->busy += busy ? 1 : -1;
+  }
+  return ++gen_;
+}
+
+// -- reads --------------------------------------------------------------------
+
+caf::expected<api_object> reflector_state::answer() {
+  if (!object_)
+    return make_caf_error(watch_not_found_error(cfg_.res, cfg_.slot->name()));
+  if (object_.is_immutable())
+    freeze();
+  return object_;
+}
+
+void reflector_state::deliver_parked() {
+  auto parked = std::move(parked_);
+  parked_.clear();
+  for (auto& kvp : parked) {
+    auto x = answer();
+    if (x)
+      kvp.second.deliver(std::move(*x));
+    else
+      kvp.second.deliver(std::move(x.error()));
+  }
+}
+
+void reflector_state::publish() {
+  cfg_.slot->publish(detail::object_snapshot{synced_, running_, object_});
+}
+
+std::int64_t reflector_state::now_ns() const {
+  auto since_epoch = self_->clock().now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch)
+    .count();
+}
+
+// -- behavior -----------------------------------------------------------------
+
+reflector_actor::behavior_type
+reflector(reflector_actor::stateful_pointer<reflector_state> self,
+          reflector_config cfg) {
+  self->state.init(self, std::move(cfg));
+  return {
+    [self](w_event_atom, watch_id id, const watch_event& ev) {
+      self->state.on_event(id, ev);
+    },
+    [self](w_end_atom, watch_id id, const caf::error& err) {
+      self->state.on_watch_end(id, err);
+    },
+    [self](get_obj_atom) -> caf::result<api_object> {
+      return self->state.get_obj();
+    },
+    [self](immut_atom) { self->state.immut_read(); },
+    [self](idle_atom, caf::timespan max_idle) {
+      self->state.idle_chk(max_idle);
+    },
+    [self](r_stop_atom) { self->state.r_stop(); },
+    [self](retry_atom, std::uint64_t gen) { self->state.on_retry(gen); },
+    [self](sync_to_atom, std::uint64_t read_id) {
+      self->state.on_sync_timeout(read_id);
+    },
+  };
+}
+
+} // namespace podref

@@ -1,0 +1,206 @@
+// The reflector actor: keeps one object (namespace, name) of one resource
+// fresh by listing it and then watching it, and publishes every state to the
+// object's slot so that readers can serve it without an actor round trip.
+//
+// It reproduces client-go's reflector as the kubelet's watch-based store uses
+// it (reference kubelet-manager.md, 3.2 to 3.8): the first list asks for
+// resourceVersion "0", later lists resume from the last version seen (never
+// back in time) or from "" after an expired version; a watch that ends
+// normally is re-opened from the last version seen; failures back off
+// exponentially with jitter. A read waits for the first sync, but never for
+// longer than the sync timeout; the reflector itself keeps trying.
+//
+// Everything runs on the actor clock (delayed_send), so tests drive it in
+// virtual time; nothing blocks and nothing throws.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+
+#include <caf/make_message.hpp> // caf/result.hpp needs it first
+#include <caf/result.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include "podref/messages/actor_types.hpp"
+#include "podref/runtime/detail/engine_counters.hpp"
+#include "podref/runtime/detail/object_slot.hpp"
+
+namespace podref {
+
+/// What a reflector watches, where it publishes, and its timing.
+struct reflector_config {
+  resource res = resource::secrets;
+  object_source_actor source;
+  /// Carries the namespace and name of the object; the reflector is its
+  /// only publisher.
+  std::shared_ptr<detail::object_slot> slot;
+  std::shared_ptr<detail::engine_counters> counters;
+  /// How long a read waits for the first sync (upstream: 1 s).
+  caf::timespan sync_timeout = std::chrono::seconds(1);
+  /// Retry backoff after a failed list or watch: the base delay starts at
+  /// backoff_initial and doubles up to backoff_cap; each wait is the base
+  /// plus uniform jitter in [0, base) (client-go's jitter factor 1.0),
+  /// capped at backoff_cap.
+  caf::timespan backoff_initial = std::chrono::milliseconds(800);
+  caf::timespan backoff_cap = std::chrono::seconds(30);
+  /// Seed of the jitter generator (fixed seeds make tests deterministic).
+  std::uint64_t seed = 0;
+};
+
+/// The state of one reflector. Invariants between messages:
+/// - reads are parked only while not synced;
+/// - `busy` of the counters holds +1 from this reflector exactly while it
+///   lists, awaits a watch reply or backs off;
+/// - `open_watches` holds +1 exactly while a watch id is current.
+struct reflector_state {
+  static constexpr const char* name = "podref.reflector";
+
+  using self_pointer = reflector_actor::stateful_pointer<reflector_state>;
+
+  reflector_state() = default;
+
+  reflector_state(const reflector_state&) = delete;
+  reflector_state& operator=(const reflector_state&) = delete;
+
+  /// Balances the counters and releases the watch and parked reads also
+  /// when the actor is killed instead of stopped.
+  ~reflector_state();
+
+  // -- message handlers -------------------------------------------------------
+
+  /// Takes over `cfg`, counts the reflector and starts listing.
+  void init(self_pointer self, reflector_config cfg);
+
+  void on_event(watch_id id, const watch_event& ev);
+
+  void on_watch_end(watch_id id, const caf::error& err);
+
+  caf::result<api_object> get_obj();
+
+  void immut_read();
+
+  void idle_chk(caf::timespan max_idle);
+
+  void r_stop();
+
+  void on_retry(std::uint64_t gen);
+
+  void on_sync_timeout(std::uint64_t read_id);
+
+private:
+  /// What the reflector is doing at the source.
+  enum class phase {
+    /// Not running, or between two steps of one handler.
+    idle,
+    listing,
+    /// A watch request is in flight.
+    opening_watch,
+    watching,
+    backing_off,
+  };
+
+  /// Which call a pending retry repeats.
+  enum class step {
+    list,
+    watch,
+  };
+
+  // -- lifecycle --------------------------------------------------------------
+
+  /// (Re)starts: running, not synced, then lists.
+  void start();
+
+  /// Cancels the watch and any call in flight; keeps the object. A mutable
+  /// object is not served again before the next successful list.
+  void stop_watching();
+
+  /// Marks the object immutable and stops watching for good.
+  void freeze();
+
+  // -- source calls -----------------------------------------------------------
+
+  void start_list();
+
+  void start_watch();
+
+  void on_list(list_result& res);
+
+  void on_watch_opened(std::uint64_t gen, watch_id id);
+
+  /// Handles a failed list or watch call, or a watch that ended with an
+  /// error; `failed` is what to repeat after the backoff.
+  void on_failure(const caf::error& err, step failed);
+
+  void back_off(step failed);
+
+  /// The next backoff wait; advances the base delay.
+  caf::timespan next_backoff();
+
+  /// Whether an event or end for `id` belongs to our watch (see the .cpp).
+  bool accepts(watch_id id) const;
+
+  /// Forgets the current watch id, cancelling it at the source if
+  /// `cancel`.
+  void close_watch(bool cancel);
+
+  /// Moves to `next`, keeping the busy counter balanced; bumps the
+  /// generation so that replies and timers of the previous step are
+  /// ignored.
+  std::uint64_t enter(phase next);
+
+  // -- reads ------------------------------------------------------------------
+
+  /// The answer to a read while synced.
+  caf::expected<api_object> answer();
+
+  void deliver_parked();
+
+  void publish();
+
+  std::int64_t now_ns() const;
+
+  // -- data -------------------------------------------------------------------
+
+  self_pointer self_ = nullptr;
+  reflector_config cfg_;
+  bool counted_ = false;
+
+  bool running_ = false;
+  bool synced_ = false;
+  bool immutable_ = false;
+  api_object object_;
+
+  /// Whether a list has succeeded: later lists resume from last_rv_.
+  bool has_rv_ = false;
+  /// Set by an expired error, cleared by the next successful list: lists
+  /// then ask for "" (the newest state).
+  bool expired_ = false;
+  std::string last_rv_;
+
+  phase phase_ = phase::idle;
+  bool busy_ = false;
+  std::uint64_t gen_ = 0;
+  step retry_step_ = step::list;
+  caf::timespan backoff_base_{0};
+  std::mt19937_64 rng_;
+
+  std::optional<watch_id> watch_;
+  std::optional<watch_id> max_seen_watch_;
+
+  std::uint64_t next_read_id_ = 0;
+  std::map<std::uint64_t, caf::typed_response_promise<api_object>> parked_;
+};
+
+/// Spawn with `sys.spawn(reflector, cfg)` (or from the manager).
+reflector_actor::behavior_type
+reflector(reflector_actor::stateful_pointer<reflector_state> self,
+          reflector_config cfg);
+
+} // namespace podref
