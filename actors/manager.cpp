@@ -1,0 +1,221 @@
+#include "podref/actors/manager.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <caf/actor_cast.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
+#include <caf/spawn_options.hpp>
+
+#include "podref/actors/reflector.hpp"
+
+namespace podref {
+
+namespace {
+
+using self_ptr = manager_actor::stateful_pointer<manager_state>;
+
+std::string pod_key(const pod_registration& r) {
+  std::string key;
+  key.reserve(r.ns.size() + r.name.size() + r.uid.size() + 2);
+  key += r.ns;
+  key += '\0';
+  key += r.name;
+  key += '\0';
+  key += r.uid;
+  return key;
+}
+
+std::int64_t now_ns(self_ptr self) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           self->clock().now().time_since_epoch())
+    .count();
+}
+
+reflector_actor spawn_reflector(self_ptr self,
+                                const std::shared_ptr<detail::object_slot>& slot) {
+  auto& cfg = self->state.cfg;
+  reflector_config rc;
+  rc.res = cfg.res;
+  rc.source = cfg.source;
+  rc.slot = slot;
+  rc.counters = detail::counters_of(cfg.read_side);
+  rc.sync_timeout = cfg.sync_timeout;
+  rc.backoff_initial = cfg.backoff_initial;
+  rc.backoff_cap = cfg.backoff_cap;
+  rc.seed = cfg.seed + self->state.spawned++;
+  cfg.read_side->counters.reflectors_spawned.fetch_add(
+    1, std::memory_order_relaxed);
+  return self->spawn<caf::linked>(reflector, std::move(rc));
+}
+
+void add_ref(self_ptr self, const std::string& ns, const std::string& name,
+             const std::string& uid) {
+  auto& st = self->state;
+  auto key = ns + '/' + name;
+  auto [i, added] = st.objects.try_emplace(std::move(key));
+  auto& entry = i->second;
+  if (added) {
+    entry.slot = std::make_shared<detail::object_slot>(
+      st.cfg.res, ns, name, st.cfg.read_side->domain);
+    st.cfg.read_side->index.insert(entry.slot);
+    entry.reflector = spawn_reflector(self, entry.slot);
+    st.cfg.read_side->counters.referenced_objects.fetch_add(
+      1, std::memory_order_relaxed);
+  }
+  ++entry.refs[uid];
+}
+
+void del_ref(self_ptr self, const std::string& ns, const std::string& name,
+             const std::string& uid) {
+  auto& st = self->state;
+  auto i = st.objects.find(ns + '/' + name);
+  if (i == st.objects.end())
+    return;
+  auto& refs = i->second.refs;
+  auto j = refs.find(uid);
+  if (j == refs.end())
+    return; // a uid that never referenced the object: ignored (see header)
+  if (--j->second > 0)
+    return;
+  refs.erase(j);
+  if (!refs.empty())
+    return;
+  // Last reference gone: unpublish first, so that readers fall back to the
+  // manager (which answers "not registered"), then stop the reflector.
+  st.cfg.read_side->index.erase(i->second.slot->key(), i->second.slot->hash());
+  self->send(i->second.reflector, r_stop_atom::value);
+  st.objects.erase(i);
+  st.cfg.read_side->counters.referenced_objects.fetch_sub(
+    1, std::memory_order_relaxed);
+}
+
+void register_pod(self_ptr self, const pod_registration_ptr& reg) {
+  auto& st = self->state;
+  auto [i, added] = st.pods.try_emplace(pod_key(*reg), reg);
+  if (added) {
+    st.cfg.read_side->counters.registered_pods.fetch_add(
+      1, std::memory_order_relaxed);
+    for (auto& name : reg->names)
+      add_ref(self, reg->ns, name, reg->uid);
+    return;
+  }
+  // Re-registration: apply only the difference (upstream since PR #120255),
+  // so names in both versions keep their counts and their reflectors.
+  auto prev = std::exchange(i->second, reg);
+  const auto& now = reg->names;
+  const auto& old = prev->names; // both sorted and distinct
+  for (auto& name : now)
+    if (!std::binary_search(old.begin(), old.end(), name))
+      add_ref(self, reg->ns, name, reg->uid);
+  for (auto& name : old)
+    if (!std::binary_search(now.begin(), now.end(), name))
+      del_ref(self, prev->ns, name, prev->uid);
+}
+
+void unregister_pod(self_ptr self, const pod_registration& key) {
+  auto& st = self->state;
+  auto i = st.pods.find(pod_key(key));
+  if (i == st.pods.end())
+    return;
+  auto prev = std::move(i->second);
+  st.pods.erase(i);
+  st.cfg.read_side->counters.registered_pods.fetch_sub(
+    1, std::memory_order_relaxed);
+  // The stored pod's names, not the argument's: callers may unregister with
+  // an empty spec.
+  for (auto& name : prev->names)
+    del_ref(self, prev->ns, name, prev->uid);
+}
+
+void recycle(self_ptr self) {
+  auto& st = self->state;
+  auto max_idle = st.cfg.max_idle;
+  auto idle_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_idle)
+                   .count();
+  auto now = now_ns(self);
+  for (auto& [key, entry] : st.objects) {
+    // Only a hint: the reflector re-checks with its own, authoritative state.
+    auto* snap = entry.slot->load();
+    if (snap->running && snap->synced
+        && now > entry.slot->last_access_ns() + idle_ns)
+      self->send(entry.reflector, idle_atom::value, max_idle);
+  }
+}
+
+void command_done(self_ptr self) {
+  self->state.cfg.read_side->counters.pending_commands.fetch_sub(
+    1, std::memory_order_relaxed);
+}
+
+} // namespace
+
+manager_actor::behavior_type
+manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg) {
+  // Upstream clamps maxIdleTime to at least one minute.
+  cfg.max_idle = std::max(cfg.max_idle, caf::timespan{std::chrono::minutes(1)});
+  self->state.cfg = std::move(cfg);
+  // A reflector that fails (e.g. a handler threw) is replaced at once with a
+  // new one on the same slot; stops we asked for come from erased entries.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    auto& objects = self->state.objects;
+    auto i = std::find_if(objects.begin(), objects.end(), [&](auto& kvp) {
+      return kvp.second.reflector.address() == msg.source;
+    });
+    if (i != objects.end()) {
+      i->second.reflector = spawn_reflector(self, i->second.slot);
+      return;
+    }
+    if (msg.reason && msg.reason != caf::exit_reason::normal)
+      self->quit(msg.reason);
+  });
+  // Upstream's first pass runs at construction, before any reference
+  // exists. A pass sent now would run after registrations already queued
+  // and stop watches that synced meanwhile and were never read: the first
+  // pass comes one period from now.
+  if (self->state.cfg.recycle_period.count() > 0)
+    self->delayed_send(self, self->state.cfg.recycle_period,
+                       recycle_atom::value);
+  return {
+    [self](reg_pod_atom, const pod_registration_ptr& reg) {
+      register_pod(self, reg);
+      command_done(self);
+    },
+    [self](unreg_pod_atom, const pod_registration_ptr& reg) {
+      unregister_pod(self, *reg);
+      command_done(self);
+    },
+    [self](add_ref_atom, const std::string& ns, const std::string& name,
+           const std::string& uid) { add_ref(self, ns, name, uid); },
+    [self](del_ref_atom, const std::string& ns, const std::string& name,
+           const std::string& uid) { del_ref(self, ns, name, uid); },
+    [self](get_obj_atom, const std::string& ns,
+           const std::string& name) -> caf::result<api_object> {
+      auto i = self->state.objects.find(ns + '/' + name);
+      if (i == self->state.objects.end())
+        return make_caf_error(not_registered_error(ns, name));
+      return self->delegate(i->second.reflector, get_obj_atom::value);
+    },
+    [self](immut_atom, const std::string& ns, const std::string& name) {
+      auto i = self->state.objects.find(ns + '/' + name);
+      if (i != self->state.objects.end())
+        self->send(i->second.reflector, immut_atom::value);
+    },
+    [self](recycle_atom) {
+      recycle(self);
+      // The timer re-arms itself; recycles sent by others (tests) do not.
+      auto period = self->state.cfg.recycle_period;
+      if (period.count() > 0 && self->current_sender() == self->ctrl())
+        self->delayed_send(self, period, recycle_atom::value);
+    },
+    [](sync_atom) { return caf::ok_atom::value; },
+    [self](refs_atom, const std::string& ns, const std::string& name) {
+      auto i = self->state.objects.find(ns + '/' + name);
+      return i == self->state.objects.end() ? ref_map{} : i->second.refs;
+    },
+  };
+}
+
+} // namespace podref

@@ -1,0 +1,69 @@
+// The manager actor: registered pods and per-object reference counts.
+//
+// One manager serves one resource (Secrets or ConfigMaps), as upstream has one
+// cacheBasedManager per kind. It owns the registered-pod map and, per object,
+// the map pod uid -> count; it spawns one reflector per object on the first
+// reference and stops it by message when the last reference goes. It never
+// blocks: registrations are bookkeeping, reads are delegated to reflectors.
+//
+// Where we differ from upstream, on purpose:
+// - deleting a reference for a uid that never added one is ignored (upstream
+//   stores a count of -1 and keeps the reflector alive forever);
+// - reads reach a reflector only through the manager, in order with its stop
+//   message, so no read can restart a reflector after its last reference
+//   went (upstream's Get can, reference section 3.10).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "podref/messages/actor_types.hpp"
+#include "podref/runtime/detail/read_side.hpp"
+
+namespace podref {
+
+struct manager_config {
+  resource res = resource::secrets;
+  object_source_actor source;
+  detail::read_side_ptr read_side;
+  /// How long a read waits for the first sync.
+  caf::timespan sync_timeout = std::chrono::seconds(1);
+  /// Reflector retry backoff: first delay and cap.
+  caf::timespan backoff_initial = std::chrono::milliseconds(800);
+  caf::timespan backoff_cap = std::chrono::seconds(30);
+  /// Watches not read for longer than this are stopped (upstream:
+  /// 5 x syncFrequency, at least one minute; the clamp is applied here).
+  caf::timespan max_idle = std::chrono::minutes(5);
+  /// Period of the idle-recycling pass; zero disables the timer (tests then
+  /// send recycle themselves).
+  caf::timespan recycle_period = std::chrono::minutes(1);
+  /// Seed of the reflectors' backoff jitter.
+  std::uint64_t seed = 0;
+};
+
+struct manager_state {
+  static constexpr const char* name = "podref.manager";
+
+  struct object_entry {
+    ref_map refs;
+    reflector_actor reflector;
+    std::shared_ptr<detail::object_slot> slot;
+  };
+
+  manager_config cfg;
+  std::unordered_map<std::string, pod_registration_ptr> pods;
+  /// Keyed by "ns/name", the slot key.
+  std::unordered_map<std::string, object_entry> objects;
+  std::uint64_t spawned = 0;
+};
+
+manager_actor::behavior_type
+manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg);
+
+} // namespace podref

@@ -1,0 +1,262 @@
+#include "podref/runtime/object_manager.hpp"
+
+#include <atomic>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <caf/actor.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+
+#include "podref/actors/manager.hpp"
+#include "podref/messages/pod_registration.hpp"
+#include "podref/runtime/api_server.hpp"
+#include "podref/runtime/runtime.hpp"
+
+namespace podref {
+
+namespace {
+
+/// Reused per thread so that building a lookup key allocates only once.
+std::string& key_buffer() {
+  thread_local std::string buf;
+  return buf;
+}
+
+} // namespace
+
+struct object_manager::impl {
+  caf::actor_system& sys;
+  resource res;
+  watch_options opts;
+  detail::read_side_ptr rs = std::make_shared<detail::read_side>();
+  manager_actor mgr;
+  std::shared_future<void> mgr_down;
+  std::atomic<bool> closing{false};
+  std::atomic<int> in_flight{0};
+  std::once_flag shutdown_once;
+
+  impl(caf::actor_system& sys, const caf::actor& source, resource res,
+       const watch_options& opts)
+    : sys(sys), res(res), opts(opts) {
+    manager_config cfg;
+    cfg.res = res;
+    cfg.source = caf::actor_cast<object_source_actor>(source);
+    cfg.read_side = rs;
+    cfg.sync_timeout = opts.sync_timeout;
+    cfg.backoff_initial = opts.backoff_initial;
+    cfg.backoff_cap = opts.backoff_cap;
+    cfg.max_idle = 5 * opts.sync_frequency;
+    cfg.recycle_period = opts.recycle_period;
+    cfg.seed = opts.seed;
+    mgr = sys.spawn(manager, std::move(cfg));
+    auto down = std::make_shared<std::promise<void>>();
+    mgr_down = down->get_future().share();
+    mgr->attach_functor([down](const caf::error&) { down->set_value(); });
+  }
+
+  std::int64_t now_ns() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             sys.clock().now().time_since_epoch())
+      .count();
+  }
+
+  template <class Atom>
+  void enqueue(Atom atom, pod_registration_ptr reg) {
+    if (closing.load(std::memory_order_acquire))
+      return;
+    rs->counters.pending_commands.fetch_add(1, std::memory_order_relaxed);
+    caf::anon_send(mgr, atom, std::move(reg));
+  }
+
+  /// Serves a synced object from its published snapshot; nullopt when the
+  /// read must go through the actors.
+  std::optional<result<api_object>> snapshot_read(const std::string& ns,
+                                                  const std::string& name) {
+    auto& key = key_buffer();
+    key.assign(ns).append(1, '/').append(name);
+    auto guard = rs->domain.pin();
+    auto* slot = rs->index.find(key, detail::hash_key(key));
+    if (slot == nullptr)
+      return std::nullopt;
+    auto* snap = slot->load();
+    if (!snap->synced)
+      return std::nullopt;
+    slot->touch(now_ns());
+    guard.count_snapshot_read();
+    if (!snap->object)
+      return result<api_object>{watch_not_found_error(res, name)};
+    // Upstream stops watching an immutable object on the first read that
+    // sees it; the reflector learns of our read by message, once.
+    if (snap->object.is_immutable() && slot->claim_immutable_report())
+      caf::anon_send(mgr, immut_atom::value, ns, name);
+    return result<api_object>{snap->object};
+  }
+
+  result<api_object> actor_read(const std::string& ns,
+                                const std::string& name) {
+    {
+      auto guard = rs->domain.pin();
+      guard.count_waited_read();
+    }
+    in_flight.fetch_add(1, std::memory_order_acq_rel);
+    if (closing.load(std::memory_order_acquire)) {
+      in_flight.fetch_sub(1, std::memory_order_acq_rel);
+      return error_info{errc::shut_down, "podref manager is shut down"};
+    }
+    // The reflector answers within the sync timeout; the margin only guards
+    // against a lost actor.
+    auto limit = caf::timespan{2 * opts.sync_timeout + std::chrono::seconds(5)};
+    std::optional<result<api_object>> answer;
+    {
+      caf::scoped_actor self{sys};
+      self->request(mgr, limit, get_obj_atom::value, ns, name)
+        .receive([&](api_object& x) { answer.emplace(std::move(x)); },
+                 [&](caf::error& err) {
+                   answer.emplace(translate(err, ns, name));
+                 });
+    }
+    in_flight.fetch_sub(1, std::memory_order_acq_rel);
+    return std::move(*answer);
+  }
+
+  error_info translate(const caf::error& err, const std::string& ns,
+                       const std::string& name) const {
+    if (closing.load(std::memory_order_acquire))
+      return {errc::shut_down, "podref manager is shut down"};
+    if (err == caf::sec::request_timeout)
+      return sync_timeout_error(res);
+    // The reflector went away while the read waited: its last reference
+    // was dropped.
+    return from_caf_error(err, not_registered_error(ns, name));
+  }
+
+  void shutdown() {
+    std::call_once(shutdown_once, [this] {
+      closing.store(true, std::memory_order_release);
+      caf::anon_send_exit(mgr, caf::exit_reason::user_shutdown);
+      mgr_down.wait();
+      // Reads in flight end quickly: their reflectors die with the manager.
+      while (in_flight.load(std::memory_order_acquire) > 0)
+        std::this_thread::yield();
+    });
+  }
+};
+
+object_manager::object_manager(runtime& rt, const caf::actor& source,
+                               resource res, const watch_options& opts)
+  : impl_(std::make_unique<impl>(rt.system(), source, res, opts)) {
+  // nop
+}
+
+object_manager::object_manager(runtime& rt, api_server& source, resource res,
+                               const watch_options& opts)
+  : object_manager(rt, source.actor(), res, opts) {
+  // nop
+}
+
+object_manager::~object_manager() {
+  impl_->shutdown();
+}
+
+resource object_manager::managed_resource() const noexcept {
+  return impl_->res;
+}
+
+void object_manager::register_pod(const pod& p) {
+  impl_->enqueue(reg_pod_atom::value, make_registration(p, impl_->res));
+}
+
+void object_manager::unregister_pod(const pod& p) {
+  // Only the key is read: the manager drops the stored pod's references.
+  impl_->enqueue(unreg_pod_atom::value,
+                 make_registration(p.metadata.ns, p.metadata.name,
+                                   p.metadata.uid, {}));
+}
+
+bool object_manager::sync() {
+  auto& d = *impl_;
+  d.in_flight.fetch_add(1, std::memory_order_acq_rel);
+  bool ok = false;
+  if (!d.closing.load(std::memory_order_acquire)) {
+    caf::scoped_actor self{d.sys};
+    self->request(d.mgr, caf::infinite, sync_atom::value)
+      .receive([&](caf::ok_atom) { ok = true; }, [](caf::error&) {});
+  }
+  d.in_flight.fetch_sub(1, std::memory_order_acq_rel);
+  return ok;
+}
+
+result<api_object> object_manager::get(const std::string& ns,
+                                       const std::string& name) {
+  if (impl_->closing.load(std::memory_order_acquire))
+    return error_info{errc::shut_down, "podref manager is shut down"};
+  if (auto x = impl_->snapshot_read(ns, name))
+    return std::move(*x);
+  return impl_->actor_read(ns, name);
+}
+
+manager_stats object_manager::stats() const {
+  auto& c = impl_->rs->counters;
+  auto load = [](const auto& x) { return x.load(std::memory_order_relaxed); };
+  manager_stats st;
+  st.registered_pods = load(c.registered_pods);
+  st.referenced_objects = load(c.referenced_objects);
+  st.live_reflectors = load(c.live_reflectors);
+  st.open_watches = load(c.open_watches);
+  st.reflectors_started = load(c.reflectors_started);
+  st.reflectors_stopped = load(c.reflectors_stopped);
+  st.gets = load(c.gets);
+  st.lists = load(c.lists);
+  st.watches = load(c.watches);
+  auto reads = impl_->rs->domain.sum_counters();
+  st.snapshot_reads = reads.snapshot_reads;
+  st.waited_reads = reads.waited_reads;
+  return st;
+}
+
+bool object_manager::wait_quiescent(std::chrono::milliseconds timeout) {
+  auto& c = impl_->rs->counters;
+  auto load = [](const auto& x) { return x.load(std::memory_order_acquire); };
+  // A reflector runs its init (counting itself and starting its list) some
+  // time after the manager spawned it, and dies some time after the manager
+  // stopped it: busy alone misses both.
+  auto settled = [&] {
+    if (load(c.pending_commands) != 0)
+      return false;
+    auto started = load(c.reflectors_started);
+    if (load(c.reflectors_spawned) != started)
+      return false;
+    auto alive = static_cast<std::int64_t>(started
+                                           - load(c.reflectors_stopped));
+    return alive == load(c.referenced_objects) && load(c.busy) == 0;
+  };
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = std::chrono::microseconds(50);
+  for (;;) {
+    if (impl_->closing.load(std::memory_order_acquire))
+      return false;
+    if (settled())
+      return true;
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
+    // Waiting on a condition of other threads' progress, not on a race.
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, decltype(pause){std::chrono::milliseconds(5)});
+  }
+}
+
+void object_manager::shutdown() {
+  impl_->shutdown();
+}
+
+caf::actor object_manager::actor() const {
+  return caf::actor_cast<caf::actor>(impl_->mgr);
+}
+
+} // namespace podref

@@ -1,0 +1,122 @@
+// object_manager: the thread-safe facade over one manager actor (Watch
+// strategy), generic over the resource; secret_manager and configmap_manager
+// wrap it with typed reads.
+//
+// Contracts:
+// - any number of threads may call every member at once;
+// - register_pod / unregister_pod never wait: they enqueue and return
+//   (sync() waits until everything enqueued before it is applied);
+// - get() of a synced object is a lock-free lookup of the snapshot its
+//   reflector published: no actor round trip, no lock, no shared write.
+//   Unsynced, stopped or unregistered objects go through the actors, waiting
+//   at most the sync timeout for a first list;
+// - destruction (or shutdown()) stops the manager and its reflectors without
+//   hanging; reads in flight complete with an error; later calls fail with
+//   errc::shut_down.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "podref/messages/api_object.hpp"
+#include "podref/messages/errors.hpp"
+#include "podref/messages/pod.hpp"
+
+namespace caf {
+class actor;
+} // namespace caf
+
+namespace podref {
+
+class runtime;
+class api_server;
+
+/// Timing of the Watch strategy; the defaults are upstream's.
+struct watch_options {
+  /// How long a read waits for a first sync.
+  std::chrono::nanoseconds sync_timeout = std::chrono::seconds(1);
+  /// Reflector retry backoff (exponential, jittered): first delay and cap.
+  std::chrono::nanoseconds backoff_initial = std::chrono::milliseconds(800);
+  std::chrono::nanoseconds backoff_cap = std::chrono::seconds(30);
+  /// The kubelet's syncFrequency; watches idle for 5x this (at least a
+  /// minute) are stopped until the next read.
+  std::chrono::nanoseconds sync_frequency = std::chrono::minutes(1);
+  /// Period of the idle-recycling pass; zero disables it.
+  std::chrono::nanoseconds recycle_period = std::chrono::minutes(1);
+  /// Seed of the backoff jitter.
+  std::uint64_t seed = 0;
+};
+
+/// Counters of one manager.
+struct manager_stats {
+  std::int64_t registered_pods = 0;
+  std::int64_t referenced_objects = 0;
+  std::int64_t live_reflectors = 0;
+  std::int64_t open_watches = 0;
+  std::uint64_t reflectors_started = 0;
+  std::uint64_t reflectors_stopped = 0;
+  /// Source actions by verb.
+  std::uint64_t gets = 0;
+  std::uint64_t lists = 0;
+  std::uint64_t watches = 0;
+  /// Reads answered from a published snapshot / through the actors.
+  std::uint64_t snapshot_reads = 0;
+  std::uint64_t waited_reads = 0;
+};
+
+class object_manager {
+public:
+  /// A manager of `res` whose reflectors list and watch `source` (an actor
+  /// speaking object_source_actor's protocol).
+  object_manager(runtime& rt, const caf::actor& source, resource res,
+                 const watch_options& opts = {});
+
+  /// A manager of `res` over podref's in-memory API server.
+  object_manager(runtime& rt, api_server& source, resource res,
+                 const watch_options& opts = {});
+
+  ~object_manager();
+
+  object_manager(const object_manager&) = delete;
+  object_manager& operator=(const object_manager&) = delete;
+
+  resource managed_resource() const noexcept;
+
+  /// Registers `p` (or applies the difference to its previous version).
+  void register_pod(const pod& p);
+
+  /// Drops the references of the registered pod with p's namespace, name
+  /// and uid; a no-op for unknown pods.
+  void unregister_pod(const pod& p);
+
+  /// Blocks until every registration enqueued before the call is applied.
+  /// Returns false after shutdown.
+  bool sync();
+
+  /// The object, or an error with upstream's text: not registered, failed
+  /// to sync (timeout), not found.
+  result<api_object> get(const std::string& ns, const std::string& name);
+
+  manager_stats stats() const;
+
+  /// Waits until every registration is applied and every reflector is
+  /// synced or stopped, with no source call in flight, and every reflector
+  /// the manager spawned runs and every one it stopped is gone. False on
+  /// timeout and after shutdown.
+  bool wait_quiescent(std::chrono::milliseconds timeout);
+
+  /// Stops the engine now; idempotent. Reads in flight fail, later calls
+  /// fail with errc::shut_down.
+  void shutdown();
+
+  /// The manager actor (for actor-level embedding and tests).
+  caf::actor actor() const;
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace podref

@@ -1,0 +1,50 @@
+// runtime: the actor system podref's managers run on.
+//
+// Either podref creates and owns one (configured from measurements: the
+// "sharing" scheduler policy with two workers cuts a blocking call from the
+// default policy's ~100 µs to ~15 µs and idles at no CPU), or it borrows the
+// embedder's. Destroy every manager and API server built on a runtime before
+// the runtime itself.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace caf {
+class actor_system;
+} // namespace caf
+
+namespace podref {
+
+struct runtime_options {
+  /// Scheduler worker threads.
+  std::size_t workers = 2;
+  /// CAF scheduler policy: "sharing", "stealing" or "testing".
+  std::string policy = "sharing";
+};
+
+class runtime {
+public:
+  /// Creates and owns an actor system.
+  explicit runtime(const runtime_options& opts = {});
+
+  /// Borrows `sys`; it must outlive this runtime.
+  explicit runtime(caf::actor_system& sys) noexcept;
+
+  ~runtime();
+
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  caf::actor_system& system() noexcept {
+    return *sys_;
+  }
+
+private:
+  struct owned;
+  std::unique_ptr<owned> owned_;
+  caf::actor_system* sys_;
+};
+
+} // namespace podref
