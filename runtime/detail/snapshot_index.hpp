@@ -58,7 +58,7 @@ inline std::size_t hash_key(std::string_view key) noexcept {
     std::memcpy(&w, q, 4);
     return static_cast<std::uint64_t>(w);
   };
-  auto step = [k1, k2](std::uint64_t h, std::uint64_t w) {
+  auto step = [](std::uint64_t h, std::uint64_t w) {
     h ^= w * k2;
     h = (h << 31) | (h >> 33);
     return h * k1;
