@@ -9,6 +9,7 @@
 #include <caf/send.hpp>
 #include <caf/spawn_options.hpp>
 
+#include "podref/actors/cache_entry.hpp"
 #include "podref/actors/reflector.hpp"
 
 namespace podref {
@@ -51,9 +52,29 @@ reflector_actor spawn_reflector(self_ptr self,
   return self->spawn<caf::linked>(reflector, std::move(rc));
 }
 
+cache_entry_actor
+spawn_cache_entry(self_ptr self,
+                  const std::shared_ptr<detail::object_slot>& slot) {
+  auto& cfg = self->state.cfg;
+  cache_entry_config cc;
+  cc.res = cfg.res;
+  cc.source = cfg.source;
+  cc.slot = slot;
+  cc.counters = detail::counters_of(cfg.read_side);
+  cc.node_ttl = cfg.node_ttl;
+  cc.default_ttl = cfg.default_ttl;
+  return self->spawn<caf::linked>(cache_entry, std::move(cc));
+}
+
+bool keeps_objects(self_ptr self) {
+  return self->state.cfg.strategy != strategy::get;
+}
+
 void add_ref(self_ptr self, const std::string& ns, const std::string& name,
              const std::string& uid) {
   auto& st = self->state;
+  if (!keeps_objects(self))
+    return;
   auto key = ns + '/' + name;
   auto [i, added] = st.objects.try_emplace(std::move(key));
   auto& entry = i->second;
@@ -61,11 +82,18 @@ void add_ref(self_ptr self, const std::string& ns, const std::string& name,
     entry.slot = std::make_shared<detail::object_slot>(
       st.cfg.res, ns, name, st.cfg.read_side->domain);
     st.cfg.read_side->index.insert(entry.slot);
-    entry.reflector = spawn_reflector(self, entry.slot);
+    if (st.cfg.strategy == strategy::cache)
+      entry.cache = spawn_cache_entry(self, entry.slot);
+    else
+      entry.reflector = spawn_reflector(self, entry.slot);
     st.cfg.read_side->counters.referenced_objects.fetch_add(
       1, std::memory_order_relaxed);
   }
   ++entry.refs[uid];
+  // Upstream's AddReference drops the cached value: the next read fetches,
+  // even when another pod had it cached. Slot first (see the header).
+  if (entry.cache)
+    self->send(entry.cache, invalidate_atom::value, entry.slot->invalidate());
 }
 
 void del_ref(self_ptr self, const std::string& ns, const std::string& name,
@@ -84,9 +112,12 @@ void del_ref(self_ptr self, const std::string& ns, const std::string& name,
   if (!refs.empty())
     return;
   // Last reference gone: unpublish first, so that readers fall back to the
-  // manager (which answers "not registered"), then stop the reflector.
+  // manager (which answers "not registered"), then stop the object's actor.
   st.cfg.read_side->index.erase(i->second.slot->key(), i->second.slot->hash());
-  self->send(i->second.reflector, r_stop_atom::value);
+  if (i->second.cache)
+    self->send(i->second.cache, r_stop_atom::value);
+  else
+    self->send(i->second.reflector, r_stop_atom::value);
   st.objects.erase(i);
   st.cfg.read_side->counters.referenced_objects.fetch_sub(
     1, std::memory_order_relaxed);
@@ -94,6 +125,8 @@ void del_ref(self_ptr self, const std::string& ns, const std::string& name,
 
 void register_pod(self_ptr self, const pod_registration_ptr& reg) {
   auto& st = self->state;
+  if (!keeps_objects(self))
+    return; // Get: upstream's simple managers keep no bookkeeping
   auto [i, added] = st.pods.try_emplace(pod_key(*reg), reg);
   if (added) {
     st.cfg.read_side->counters.registered_pods.fetch_add(
@@ -132,6 +165,8 @@ void unregister_pod(self_ptr self, const pod_registration& key) {
 
 void recycle(self_ptr self) {
   auto& st = self->state;
+  if (st.cfg.strategy != strategy::watch)
+    return; // only watches idle; cached objects simply expire
   auto max_idle = st.cfg.max_idle;
   auto idle_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_idle)
                    .count();
@@ -157,15 +192,21 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
   // Upstream clamps maxIdleTime to at least one minute.
   cfg.max_idle = std::max(cfg.max_idle, caf::timespan{std::chrono::minutes(1)});
   self->state.cfg = std::move(cfg);
-  // A reflector that fails (e.g. a handler threw) is replaced at once with a
-  // new one on the same slot; stops we asked for come from erased entries.
+  // An object actor that fails (e.g. a handler threw) is replaced at once
+  // with a new one on the same slot; stops we asked for come from erased
+  // entries.
   self->set_exit_handler([self](caf::exit_msg& msg) {
     auto& objects = self->state.objects;
     auto i = std::find_if(objects.begin(), objects.end(), [&](auto& kvp) {
-      return kvp.second.reflector.address() == msg.source;
+      auto& e = kvp.second;
+      return e.reflector ? e.reflector.address() == msg.source
+                         : e.cache.address() == msg.source;
     });
     if (i != objects.end()) {
-      i->second.reflector = spawn_reflector(self, i->second.slot);
+      if (i->second.cache)
+        i->second.cache = spawn_cache_entry(self, i->second.slot);
+      else
+        i->second.reflector = spawn_reflector(self, i->second.slot);
       return;
     }
     if (msg.reason && msg.reason != caf::exit_reason::normal)
@@ -175,7 +216,8 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
   // exists. A pass sent now would run after registrations already queued
   // and stop watches that synced meanwhile and were never read: the first
   // pass comes one period from now.
-  if (self->state.cfg.recycle_period.count() > 0)
+  if (self->state.cfg.strategy == strategy::watch
+      && self->state.cfg.recycle_period.count() > 0)
     self->delayed_send(self, self->state.cfg.recycle_period,
                        recycle_atom::value);
   return {
@@ -193,14 +235,24 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
            const std::string& uid) { del_ref(self, ns, name, uid); },
     [self](get_obj_atom, const std::string& ns,
            const std::string& name) -> caf::result<api_object> {
-      auto i = self->state.objects.find(ns + '/' + name);
-      if (i == self->state.objects.end())
+      auto& st = self->state;
+      if (!keeps_objects(self)) {
+        // Get: a live read, registered or not; the API's errors as they are.
+        st.cfg.read_side->counters.gets.fetch_add(1,
+                                                  std::memory_order_relaxed);
+        return self->delegate(st.cfg.source, caf::get_atom::value, st.cfg.res,
+                              ns, name, std::string{});
+      }
+      auto i = st.objects.find(ns + '/' + name);
+      if (i == st.objects.end())
         return make_caf_error(not_registered_error(ns, name));
+      if (i->second.cache)
+        return self->delegate(i->second.cache, get_obj_atom::value);
       return self->delegate(i->second.reflector, get_obj_atom::value);
     },
     [self](immut_atom, const std::string& ns, const std::string& name) {
       auto i = self->state.objects.find(ns + '/' + name);
-      if (i != self->state.objects.end())
+      if (i != self->state.objects.end() && i->second.reflector)
         self->send(i->second.reflector, immut_atom::value);
     },
     [self](recycle_atom) {

@@ -2,9 +2,17 @@
 //
 // One manager serves one resource (Secrets or ConfigMaps), as upstream has one
 // cacheBasedManager per kind. It owns the registered-pod map and, per object,
-// the map pod uid -> count; it spawns one reflector per object on the first
+// the map pod uid -> count; it spawns one actor per object on the first
 // reference and stops it by message when the last reference goes. It never
-// blocks: registrations are bookkeeping, reads are delegated to reflectors.
+// blocks: registrations are bookkeeping, reads are delegated.
+//
+// The strategy decides the per-object actor:
+// - Watch: a reflector (list + watch), recycled when idle;
+// - Cache: a cache entry (TTL store). Every added reference, new object or
+//   not, invalidates the cached value: the manager counts the invalidation
+//   in the slot first, then tells the entry, so readers on any thread that
+//   are ordered after the reference never serve the old value;
+// - Get: nothing is kept; registrations are no-ops and reads are live gets.
 //
 // Where we differ from upstream, on purpose:
 // - deleting a reference for a uid that never added one is ignored (upstream
@@ -21,15 +29,18 @@
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
-#include <caf/typed_event_based_actor.hpp>
 
 #include "podref/messages/actor_types.hpp"
 #include "podref/runtime/detail/read_side.hpp"
+#include "podref/runtime/node_ttl.hpp"
+#include "podref/runtime/strategy.hpp"
 
 namespace podref {
 
 struct manager_config {
   resource res = resource::secrets;
+  /// How objects are kept (default: Watch, as upstream).
+  podref::strategy strategy = strategy::watch;
   object_source_actor source;
   detail::read_side_ptr read_side;
   /// How long a read waits for the first sync.
@@ -45,14 +56,25 @@ struct manager_config {
   caf::timespan recycle_period = std::chrono::minutes(1);
   /// Seed of the reflectors' backoff jitter.
   std::uint64_t seed = 0;
+  /// Cache: the node's TTL (null: default_ttl always) and the default.
+  std::shared_ptr<const node_ttl_source> node_ttl;
+  caf::timespan default_ttl = std::chrono::minutes(1);
 };
 
 struct manager_state {
   static constexpr const char* name = "podref.manager";
 
+  /// One referenced object. Exactly one of reflector (Watch) and cache
+  /// (Cache) is set.
+  ///
+  /// Under Cache, upstream's TTL store ignores the uid and keeps one count
+  /// per object; we keep the per-uid map of the Watch store for both: its
+  /// sum is upstream's count, since the manager only deletes references it
+  /// added.
   struct object_entry {
     ref_map refs;
     reflector_actor reflector;
+    cache_entry_actor cache;
     std::shared_ptr<detail::object_slot> slot;
   };
 

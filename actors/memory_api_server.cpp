@@ -94,8 +94,9 @@ caf::error check_input(const api_object& obj) {
 /// Logs a read, then consumes one injected fault of its verb, if any. The
 /// order matters: a failed call still counts, as with client-go's fake.
 caf::error record(state_type& st, source_verb verb, resource res,
-                  const std::string& ns, const std::string& name) {
-  st.actions.push_back(source_action{verb, res, ns, name});
+                  const std::string& ns, const std::string& name,
+                  const std::string& rv = {}) {
+  st.actions.push_back(source_action{verb, res, ns, name, rv});
   auto i = st.faults.find(verb);
   if (i == st.faults.end())
     return {};
@@ -283,9 +284,12 @@ memory_api_server_actor::behavior_type memory_api_server(
   return {
     // -- object source ------------------------------------------------------
     [self](caf::get_atom, resource res, const std::string& ns,
-           const std::string& name) -> caf::result<api_object> {
+           const std::string& name,
+           const std::string& rv) -> caf::result<api_object> {
+      // Memory is always current: "" and "0" read the same, only the
+      // action log tells them apart.
       auto& st = self->state;
-      if (auto err = record(st, source_verb::get, res, ns, name))
+      if (auto err = record(st, source_verb::get, res, ns, name, rv))
         return err;
       auto i = st.objects.find(key_of(res, ns, name));
       if (i == st.objects.end())
@@ -294,10 +298,10 @@ memory_api_server_actor::behavior_type memory_api_server(
     },
     [self](list_atom, resource res, const std::string& ns,
            const std::string& name,
-           const std::string&) -> caf::result<list_result> {
+           const std::string& rv) -> caf::result<list_result> {
       // The requested resourceVersion does not matter: memory is current.
       auto& st = self->state;
-      auto err = record(st, source_verb::list, res, ns, name);
+      auto err = record(st, source_verb::list, res, ns, name, rv);
       if (st.hold <= caf::timespan{0}) {
         if (err)
           return err;

@@ -12,7 +12,8 @@
 //   keeps the namespace as the caller passed it;
 // - get, list and watch are recorded in the action log before fault
 //   injection is applied, so a failed call still counts; writes are not
-//   recorded;
+//   recorded; gets and lists record the resourceVersion asked for (both
+//   read the current state);
 // - watch("" or "0") starts now, with an ADDED event for the object if it
 //   exists; a watch from an older version replays the object's events after
 //   it, or fails with errc::expired when that version was compacted away

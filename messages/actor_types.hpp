@@ -67,7 +67,9 @@ using watcher_actor = caf::typed_actor<
   caf::reacts_to<w_end_atom, watch_id, caf::error>>;
 
 /// An API server, per resource:
-/// - get(ns, name): the object, or errc::not_found (`secrets "x" not found`);
+/// - get(ns, name, rv): the object, or errc::not_found (`secrets "x" not
+///   found`); rv "" asks for a live (quorum) read, "0" allows an answer
+///   from the server's cache (upstream's TTL refreshes);
 /// - list(ns, name, rv): the items matching field selector
 ///   metadata.name=NAME, with the list's resourceVersion;
 /// - watch(ns, name, from_rv, watcher): events after from_rv, delivered to
@@ -75,7 +77,7 @@ using watcher_actor = caf::typed_actor<
 /// - cancel(id): stop a watch; no w_end follows.
 /// Any call may fail with errc::unavailable.
 using object_source_actor = caf::typed_actor<
-  caf::replies_to<caf::get_atom, resource, std::string,
+  caf::replies_to<caf::get_atom, resource, std::string, std::string,
                   std::string>::with<api_object>,
   caf::replies_to<list_atom, resource, std::string, std::string,
                   std::string>::with<list_result>,
@@ -154,6 +156,24 @@ using reflector_actor = watcher_actor::extend<
   caf::reacts_to<retry_atom, std::uint64_t>,
   caf::reacts_to<sync_to_atom, std::uint64_t>>;
 
+// -- cache entry: one per referenced object (Cache strategy) ------------------
+
+using invalidate_atom = caf::atom_constant<caf::atom("invalidate")>;
+
+/// A cache entry holds one object's cached state (upstream's objectData of
+/// the TTL store) and fetches it with get() when needed.
+/// - get_obj(): the cached object while fresh; otherwise one fetch, whose
+///   answer serves every read that arrives while it is in flight;
+///   errc::not_found (API text) when the object does not exist;
+/// - invalidate(gen): a new reference: forget the cached state (the next
+///   read fetches live); gen is the slot's invalidation count;
+/// - r_stop(): the last reference is gone: quit once the fetches in flight
+///   are answered.
+using cache_entry_actor = caf::typed_actor<
+  caf::replies_to<get_obj_atom>::with<api_object>,
+  caf::reacts_to<invalidate_atom, std::uint64_t>,
+  caf::reacts_to<r_stop_atom>>;
+
 // -- manager: registered pods and per-object reference counts ------------------
 
 using reg_pod_atom = caf::atom_constant<caf::atom("reg_pod")>;
@@ -167,14 +187,17 @@ using refs_atom = caf::atom_constant<caf::atom("refs")>;
 /// Reference counts of one object: pod uid -> count.
 using ref_map = std::map<std::string, int>;
 
-/// The manager of one resource (upstream's cacheBasedManager + objectCache).
+/// The manager of one resource (upstream's cacheBasedManager plus the store
+/// of its strategy: objectCache for Watch, objectStore for Cache; under Get
+/// registrations are no-ops and reads are live gets).
 /// - reg_pod(r) / unreg_pod(r): register a pod (first time: every name;
 ///   again: only the difference) / drop the stored pod's references; both
 ///   idempotent; unknown pods are a no-op. Only r's key is read on unreg;
 /// - add_ref / del_ref(ns, name, uid): the store-level operations;
 ///   deleting an unknown uid is ignored (upstream leaves a -1 count);
-/// - get_obj(ns, name): errc::not_registered, or the reflector's answer;
-/// - immut_read(ns, name): forwarded to the object's reflector;
+/// - get_obj(ns, name): errc::not_registered, or the answer of the
+///   object's reflector / cache entry (Get: of a live get);
+/// - immut_read(ns, name): forwarded to the object's reflector (Watch);
 /// - recycle(): one idle-recycling pass (also runs on its own timer);
 /// - sync(): answers once every earlier message of the sender is applied;
 /// - refs(ns, name): the object's reference counts (empty if none).

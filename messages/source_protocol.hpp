@@ -60,11 +60,14 @@ struct source_action {
   resource res = resource::secrets;
   std::string ns;
   std::string name;
+  /// The resourceVersion a get or list asked for: "" is a live (quorum)
+  /// read, "0" a read from the API server's cache. Empty for watches.
+  std::string rv;
 };
 
 inline bool operator==(const source_action& x, const source_action& y) {
   return x.verb == y.verb && x.res == y.res && x.ns == y.ns
-         && x.name == y.name;
+         && x.name == y.name && x.rv == y.rv;
 }
 
 } // namespace podref

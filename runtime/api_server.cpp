@@ -66,7 +66,8 @@ result<bool> api_server::remove(resource res, const std::string& ns,
 
 result<api_object> api_server::get(resource res, const std::string& ns,
                                    const std::string& name) {
-  return impl_->call<api_object>(caf::get_atom::value, res, ns, name);
+  return impl_->call<api_object>(caf::get_atom::value, res, ns, name,
+                                 std::string{});
 }
 
 std::size_t api_server::load(const manifest_result& manifests) {

@@ -48,7 +48,8 @@ public:
   result<bool> remove(resource res, const std::string& ns,
                       const std::string& name);
 
-  /// A live read, as the API's GET (counted in the action log).
+  /// A live read, as the API's GET with no resourceVersion (counted in the
+  /// action log).
   result<api_object> get(resource res, const std::string& ns,
                          const std::string& name);
 

@@ -33,20 +33,25 @@ std::string& key_buffer() {
 struct object_manager::impl {
   caf::actor_system& sys;
   resource res;
-  watch_options opts;
+  manager_options opts;
   detail::read_side_ptr rs = std::make_shared<detail::read_side>();
+  object_source_actor source;
   manager_actor mgr;
   std::shared_future<void> mgr_down;
   std::atomic<bool> closing{false};
   std::atomic<int> in_flight{0};
   std::once_flag shutdown_once;
 
-  impl(caf::actor_system& sys, const caf::actor& source, resource res,
-       const watch_options& opts)
-    : sys(sys), res(res), opts(opts) {
+  impl(caf::actor_system& sys, const caf::actor& src, resource res,
+       const manager_options& opts)
+    : sys(sys),
+      res(res),
+      opts(opts),
+      source(caf::actor_cast<object_source_actor>(src)) {
     manager_config cfg;
     cfg.res = res;
-    cfg.source = caf::actor_cast<object_source_actor>(source);
+    cfg.strategy = opts.strategy;
+    cfg.source = source;
     cfg.read_side = rs;
     cfg.sync_timeout = opts.sync_timeout;
     cfg.backoff_initial = opts.backoff_initial;
@@ -54,6 +59,8 @@ struct object_manager::impl {
     cfg.max_idle = 5 * opts.sync_frequency;
     cfg.recycle_period = opts.recycle_period;
     cfg.seed = opts.seed;
+    cfg.node_ttl = opts.node_ttl;
+    cfg.default_ttl = opts.default_ttl;
     mgr = sys.spawn(manager, std::move(cfg));
     auto down = std::make_shared<std::promise<void>>();
     mgr_down = down->get_future().share();
@@ -68,7 +75,9 @@ struct object_manager::impl {
 
   template <class Atom>
   void enqueue(Atom atom, pod_registration_ptr reg) {
-    if (closing.load(std::memory_order_acquire))
+    // Get keeps no bookkeeping (upstream's simple managers).
+    if (opts.strategy == strategy::get
+        || closing.load(std::memory_order_acquire))
       return;
     rs->counters.pending_commands.fetch_add(1, std::memory_order_relaxed);
     caf::anon_send(mgr, atom, std::move(reg));
@@ -96,6 +105,59 @@ struct object_manager::impl {
     if (snap->object.is_immutable() && slot->claim_immutable_report())
       caf::anon_send(mgr, immut_atom::value, ns, name);
     return result<api_object>{snap->object};
+  }
+
+  /// Serves a fresh cached object (Cache) from its published snapshot;
+  /// nullopt when the read must go through the object's cache entry. The
+  /// snapshot counts only while no reference was added since its fetch.
+  std::optional<result<api_object>> cache_read(const std::string& ns,
+                                               const std::string& name) {
+    auto& key = key_buffer();
+    key.assign(ns).append(1, '/').append(name);
+    auto guard = rs->domain.pin();
+    auto* slot = rs->index.find(key, detail::hash_key(key));
+    if (slot == nullptr)
+      return std::nullopt;
+    auto* snap = slot->load();
+    if (!snap->cached_ok || snap->generation != slot->invalidations())
+      return std::nullopt;
+    auto ttl = node_ttl_source::effective(opts.node_ttl.get(),
+                                          opts.default_ttl);
+    if (!is_fresh(snap->fetched_ns, now_ns(), ttl))
+      return std::nullopt;
+    guard.count_snapshot_read();
+    return result<api_object>{snap->object};
+  }
+
+  /// Get: one live GET, with the source's errors as they are.
+  result<api_object> live_read(const std::string& ns,
+                               const std::string& name) {
+    {
+      auto guard = rs->domain.pin();
+      guard.count_waited_read();
+    }
+    in_flight.fetch_add(1, std::memory_order_acq_rel);
+    if (closing.load(std::memory_order_acquire)) {
+      in_flight.fetch_sub(1, std::memory_order_acq_rel);
+      return error_info{errc::shut_down, "podref manager is shut down"};
+    }
+    rs->counters.gets.fetch_add(1, std::memory_order_relaxed);
+    std::optional<result<api_object>> answer;
+    {
+      caf::scoped_actor self{sys};
+      self
+        ->request(source, caf::infinite, caf::get_atom::value, res, ns, name,
+                  std::string{})
+        .receive([&](api_object& x) { answer.emplace(std::move(x)); },
+                 [&](caf::error& err) {
+                   answer.emplace(from_caf_error(
+                     err, error_info{errc::unavailable,
+                                     "API server unavailable: "
+                                       + caf::to_string(err)}));
+                 });
+    }
+    in_flight.fetch_sub(1, std::memory_order_acq_rel);
+    return std::move(*answer);
   }
 
   result<api_object> actor_read(const std::string& ns,
@@ -149,14 +211,36 @@ struct object_manager::impl {
 };
 
 object_manager::object_manager(runtime& rt, const caf::actor& source,
-                               resource res, const watch_options& opts)
+                               resource res, const manager_options& opts)
   : impl_(std::make_unique<impl>(rt.system(), source, res, opts)) {
   // nop
 }
 
 object_manager::object_manager(runtime& rt, api_server& source, resource res,
-                               const watch_options& opts)
+                               const manager_options& opts)
   : object_manager(rt, source.actor(), res, opts) {
+  // nop
+}
+
+namespace {
+
+manager_options with_strategy(manager_options opts, strategy s) {
+  opts.strategy = s;
+  return opts;
+}
+
+} // namespace
+
+object_manager::object_manager(runtime& rt, const caf::actor& source,
+                               resource res, strategy s,
+                               const manager_options& opts)
+  : object_manager(rt, source, res, with_strategy(opts, s)) {
+  // nop
+}
+
+object_manager::object_manager(runtime& rt, api_server& source, resource res,
+                               strategy s, const manager_options& opts)
+  : object_manager(rt, source.actor(), res, with_strategy(opts, s)) {
   // nop
 }
 
@@ -166,6 +250,10 @@ object_manager::~object_manager() {
 
 resource object_manager::managed_resource() const noexcept {
   return impl_->res;
+}
+
+strategy object_manager::managed_strategy() const noexcept {
+  return impl_->opts.strategy;
 }
 
 void object_manager::register_pod(const pod& p) {
@@ -194,11 +282,22 @@ bool object_manager::sync() {
 
 result<api_object> object_manager::get(const std::string& ns,
                                        const std::string& name) {
-  if (impl_->closing.load(std::memory_order_acquire))
+  auto& d = *impl_;
+  if (d.closing.load(std::memory_order_acquire))
     return error_info{errc::shut_down, "podref manager is shut down"};
-  if (auto x = impl_->snapshot_read(ns, name))
-    return std::move(*x);
-  return impl_->actor_read(ns, name);
+  switch (d.opts.strategy) {
+    case strategy::get:
+      return d.live_read(ns, name);
+    case strategy::cache:
+      if (auto x = d.cache_read(ns, name))
+        return std::move(*x);
+      break;
+    case strategy::watch:
+      if (auto x = d.snapshot_read(ns, name))
+        return std::move(*x);
+      break;
+  }
+  return d.actor_read(ns, name);
 }
 
 manager_stats object_manager::stats() const {
@@ -229,6 +328,9 @@ bool object_manager::wait_quiescent(std::chrono::milliseconds timeout) {
   auto settled = [&] {
     if (load(c.pending_commands) != 0)
       return false;
+    // Cache entries are not reflectors: only fetches in flight count.
+    if (impl_->opts.strategy != strategy::watch)
+      return load(c.busy) == 0;
     auto started = load(c.reflectors_started);
     if (load(c.reflectors_spawned) != started)
       return false;

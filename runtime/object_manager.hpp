@@ -1,15 +1,23 @@
-// object_manager: the thread-safe facade over one manager actor (Watch
-// strategy), generic over the resource; secret_manager and configmap_manager
-// wrap it with typed reads.
+// object_manager: the thread-safe facade over one manager actor, generic over
+// the resource and over the strategy (Get, Cache or Watch; see
+// runtime/strategy.hpp); secret_manager and configmap_manager wrap it with
+// typed reads.
 //
 // Contracts:
 // - any number of threads may call every member at once;
 // - register_pod / unregister_pod never wait: they enqueue and return
-//   (sync() waits until everything enqueued before it is applied);
-// - get() of a synced object is a lock-free lookup of the snapshot its
-//   reflector published: no actor round trip, no lock, no shared write.
+//   (sync() waits until everything enqueued before it is applied); under
+//   Get they do nothing;
+// - Watch: get() of a synced object is a lock-free lookup of the snapshot
+//   its reflector published: no actor round trip, no lock, no shared write.
 //   Unsynced, stopped or unregistered objects go through the actors, waiting
 //   at most the sync timeout for a first list;
+// - Cache: get() of a fresh cached object is the same lock-free lookup (the
+//   TTL is checked on every read); stale, failed or invalidated objects go
+//   through the object's cache entry, which fetches. A reference added
+//   before a read (registration + sync(), on any thread) always makes that
+//   read fetch, as upstream's AddReference does;
+// - Get: every get() is one live GET to the source, registered or not;
 // - destruction (or shutdown()) stops the manager and its reflectors without
 //   hanging; reads in flight complete with an error; later calls fail with
 //   errc::shut_down.
@@ -23,6 +31,8 @@
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
 #include "podref/messages/pod.hpp"
+#include "podref/runtime/node_ttl.hpp"
+#include "podref/runtime/strategy.hpp"
 
 namespace caf {
 class actor;
@@ -33,8 +43,13 @@ namespace podref {
 class runtime;
 class api_server;
 
-/// Timing of the Watch strategy; the defaults are upstream's.
-struct watch_options {
+/// The strategy and its timing; the defaults are upstream's (Watch).
+struct manager_options {
+  /// How objects are kept: Get, Cache or Watch (see parse_strategy()).
+  podref::strategy strategy = strategy::watch;
+
+  // -- Watch ------------------------------------------------------------------
+
   /// How long a read waits for a first sync.
   std::chrono::nanoseconds sync_timeout = std::chrono::seconds(1);
   /// Reflector retry backoff (exponential, jittered): first delay and cap.
@@ -47,7 +62,17 @@ struct watch_options {
   std::chrono::nanoseconds recycle_period = std::chrono::minutes(1);
   /// Seed of the backoff jitter.
   std::uint64_t seed = 0;
+
+  // -- Cache ------------------------------------------------------------------
+
+  /// The object TTL when the node has no valid TTL annotation.
+  std::chrono::nanoseconds default_ttl = std::chrono::minutes(1);
+  /// The node's TTL annotation, fed by the embedder; null: default_ttl.
+  std::shared_ptr<const node_ttl_source> node_ttl;
 };
+
+/// The options' former name, from when Watch was the only strategy.
+using watch_options = manager_options;
 
 /// Counters of one manager.
 struct manager_stats {
@@ -68,14 +93,22 @@ struct manager_stats {
 
 class object_manager {
 public:
-  /// A manager of `res` whose reflectors list and watch `source` (an actor
-  /// speaking object_source_actor's protocol).
+  /// A manager of `res` over `source` (an actor speaking
+  /// object_source_actor's protocol), with the strategy of `opts`.
   object_manager(runtime& rt, const caf::actor& source, resource res,
-                 const watch_options& opts = {});
+                 const manager_options& opts = {});
 
   /// A manager of `res` over podref's in-memory API server.
   object_manager(runtime& rt, api_server& source, resource res,
-                 const watch_options& opts = {});
+                 const manager_options& opts = {});
+
+  /// The same with strategy `s` (overrides opts.strategy). To select by
+  /// name, parse_strategy() first: constructors cannot report its error.
+  object_manager(runtime& rt, const caf::actor& source, resource res,
+                 podref::strategy s, const manager_options& opts = {});
+
+  object_manager(runtime& rt, api_server& source, resource res,
+                 podref::strategy s, const manager_options& opts = {});
 
   ~object_manager();
 
@@ -83,6 +116,8 @@ public:
   object_manager& operator=(const object_manager&) = delete;
 
   resource managed_resource() const noexcept;
+
+  podref::strategy managed_strategy() const noexcept;
 
   /// Registers `p` (or applies the difference to its previous version).
   void register_pod(const pod& p);
@@ -96,14 +131,16 @@ public:
   bool sync();
 
   /// The object, or an error with upstream's text: not registered, failed
-  /// to sync (timeout), not found.
+  /// to sync (timeout), not found (Watch: `secret "x" not found`; Cache and
+  /// Get pass the API's `secrets "x" not found` on).
   result<api_object> get(const std::string& ns, const std::string& name);
 
   manager_stats stats() const;
 
   /// Waits until every registration is applied and every reflector is
   /// synced or stopped, with no source call in flight, and every reflector
-  /// the manager spawned runs and every one it stopped is gone. False on
+  /// the manager spawned runs and every one it stopped is gone (Cache:
+  /// registrations applied and no fetch in flight; Get: at once). False on
   /// timeout and after shutdown.
   bool wait_quiescent(std::chrono::milliseconds timeout);
 
@@ -111,7 +148,8 @@ public:
   /// fail with errc::shut_down.
   void shutdown();
 
-  /// The manager actor (for actor-level embedding and tests).
+  /// The manager actor (for actor-level embedding and tests; under Get it
+  /// keeps nothing and answers get_obj with a live get).
   caf::actor actor() const;
 
 private:

@@ -1,5 +1,11 @@
 // secret_manager and configmap_manager: the typed managers of upstream's
 // secret and configmap packages, over the generic object_manager.
+//
+// The strategy comes from the options (default Watch) or from a constructor
+// argument; upstream's NewSimple*Manager, NewCaching*Manager and
+// NewWatching*Manager are strategy::get, strategy::cache and
+// strategy::watch. To select one by its configuration name, call
+// parse_strategy() and report its error before constructing.
 #pragma once
 
 #include <string>
@@ -10,18 +16,30 @@
 
 namespace podref {
 
-/// Keeps the Secrets that registered pods reference (Watch strategy).
+/// Keeps the Secrets that registered pods reference.
 class secret_manager {
 public:
   secret_manager(runtime& rt, api_server& source,
-                 const watch_options& opts = {})
+                 const manager_options& opts = {})
     : mgr_(rt, source, resource::secrets, opts) {
     // nop
   }
 
   secret_manager(runtime& rt, const caf::actor& source,
-                 const watch_options& opts = {})
+                 const manager_options& opts = {})
     : mgr_(rt, source, resource::secrets, opts) {
+    // nop
+  }
+
+  secret_manager(runtime& rt, api_server& source, podref::strategy s,
+                 const manager_options& opts = {})
+    : mgr_(rt, source, resource::secrets, s, opts) {
+    // nop
+  }
+
+  secret_manager(runtime& rt, const caf::actor& source, podref::strategy s,
+                 const manager_options& opts = {})
+    : mgr_(rt, source, resource::secrets, s, opts) {
     // nop
   }
 
@@ -34,7 +52,8 @@ public:
   }
 
   /// The secret, or upstream's error (not registered, failed to sync,
-  /// `secret "<name>" not found`).
+  /// `secret "<name>" not found` under Watch, the API's
+  /// `secrets "<name>" not found` under Get and Cache).
   result<secret_ptr> get_secret(const std::string& ns,
                                 const std::string& name);
 
@@ -46,18 +65,30 @@ private:
   object_manager mgr_;
 };
 
-/// Keeps the ConfigMaps that registered pods reference (Watch strategy).
+/// Keeps the ConfigMaps that registered pods reference.
 class configmap_manager {
 public:
   configmap_manager(runtime& rt, api_server& source,
-                    const watch_options& opts = {})
+                    const manager_options& opts = {})
     : mgr_(rt, source, resource::config_maps, opts) {
     // nop
   }
 
   configmap_manager(runtime& rt, const caf::actor& source,
-                    const watch_options& opts = {})
+                    const manager_options& opts = {})
     : mgr_(rt, source, resource::config_maps, opts) {
+    // nop
+  }
+
+  configmap_manager(runtime& rt, api_server& source, podref::strategy s,
+                    const manager_options& opts = {})
+    : mgr_(rt, source, resource::config_maps, s, opts) {
+    // nop
+  }
+
+  configmap_manager(runtime& rt, const caf::actor& source, podref::strategy s,
+                    const manager_options& opts = {})
+    : mgr_(rt, source, resource::config_maps, s, opts) {
     // nop
   }
 
@@ -70,7 +101,8 @@ public:
   }
 
   /// The config map, or upstream's error (not registered, failed to sync,
-  /// `configmap "<name>" not found`).
+  /// `configmap "<name>" not found` under Watch, the API's
+  /// `configmaps "<name>" not found` under Get and Cache).
   result<config_map_ptr> get_configmap(const std::string& ns,
                                        const std::string& name);
 

@@ -152,8 +152,10 @@ struct fixture : podref::test::deterministic_fixture {
   }
 
   caf::expected<api_object> get(resource res, const std::string& ns,
-                                const std::string& name) {
-    return request<api_object>(server, caf::get_atom::value, res, ns, name);
+                                const std::string& name,
+                                const std::string& rv = "") {
+    return request<api_object>(server, caf::get_atom::value, res, ns, name,
+                               rv);
   }
 
   caf::expected<list_result> list(resource res, const std::string& ns,
@@ -547,20 +549,23 @@ TEST_CASE_METHOD(fixture, "a dead watcher's watches are dropped") {
 // -- action log and faults ----------------------------------------------------
 
 TEST_CASE_METHOD(fixture, "the action log records get, list and watch with "
-                          "namespace and name, and clear() empties it") {
+                          "namespace, name and the resourceVersion asked "
+                          "for, and clear() empties it") {
   auto log = std::make_shared<watch_log>();
   REQUIRE(create(make_secret("ns1", "a")));
   REQUIRE(update(make_secret("ns1", "a", "v2")));
   REQUIRE(get(secrets, "ns1", "a"));
   CHECK_FALSE(get(config_maps, "ns2", "b")); // failed calls count too
+  REQUIRE(get(secrets, "ns1", "a", "0"));
   REQUIRE(list(secrets, "ns1", "a"));
   REQUIRE(watch(config_maps, "ns3", "c", "0", spawn_watcher(log)));
   REQUIRE(remove(secrets, "ns1", "a"));
   auto expected = std::vector<source_action>{
-    {source_verb::get, secrets, "ns1", "a"},
-    {source_verb::get, config_maps, "ns2", "b"},
-    {source_verb::list, secrets, "ns1", "a"},
-    {source_verb::watch, config_maps, "ns3", "c"},
+    {source_verb::get, secrets, "ns1", "a", ""},
+    {source_verb::get, config_maps, "ns2", "b", ""},
+    {source_verb::get, secrets, "ns1", "a", "0"},
+    {source_verb::list, secrets, "ns1", "a", "0"},
+    {source_verb::watch, config_maps, "ns3", "c", ""},
   };
   CHECK(actions() == expected);
   tell(clear_atom::value);

@@ -93,7 +93,7 @@ using script_ptr = std::shared_ptr<script>;
 object_source_actor::behavior_type
 scripted_source(object_source_actor::pointer self, script_ptr sc) {
   return {
-    [](caf::get_atom, resource, const std::string&,
+    [](caf::get_atom, resource, const std::string&, const std::string&,
        const std::string&) -> caf::result<api_object> { return api_object{}; },
     [sc](list_atom, resource, const std::string&, const std::string&,
          const std::string& rv) -> caf::result<list_result> {

@@ -1,7 +1,8 @@
-// object_slot: where one object's reflector publishes what readers may see.
+// object_slot: where one object's actor publishes what readers may see.
 //
-// The reflector actor is the only writer; any thread may read under a pin of
-// the engine's epoch_domain. A read is one atomic load of the snapshot pointer
+// The object's actor (a reflector under Watch, a cache entry under Cache) is
+// the only writer of the snapshot; any thread may read under a pin of the
+// engine's epoch_domain. A read is one atomic load of the snapshot pointer
 // (plus, at most once per second, a store of the access time), so serving a
 // synced object costs no actor round trip and no lock. Replaced snapshots are
 // freed through the epoch domain once no reader can still hold them.
@@ -27,6 +28,17 @@ struct object_snapshot {
   bool running = false;
   /// The object; empty means "not found".
   api_object object;
+
+  // -- Cache strategy (a cache entry publishes; `synced` stays false) ------
+
+  /// True iff `object` is a successfully fetched object (NotFound and
+  /// errors are never served from a snapshot: upstream re-reads them).
+  bool cached_ok = false;
+  /// When the object was fetched, on the actor clock (ns since its epoch).
+  std::int64_t fetched_ns = 0;
+  /// The slot's invalidation count the fetch belongs to; the snapshot is
+  /// void once object_slot::invalidations() moved past it.
+  std::uint64_t generation = 0;
 };
 
 class object_slot {
@@ -79,6 +91,11 @@ public:
       last_access_ns_.store(now_ns, std::memory_order_relaxed);
   }
 
+  /// How often a new reference invalidated the cached object (Cache).
+  std::uint64_t invalidations() const noexcept {
+    return invalidations_.load(std::memory_order_acquire);
+  }
+
   /// Returns true exactly once: for the first reader that served this slot's
   /// object as immutable (the reflector then stops watching).
   bool claim_immutable_report() noexcept {
@@ -86,7 +103,17 @@ public:
            && !immutable_reported_.exchange(true, std::memory_order_relaxed);
   }
 
-  // -- the owning reflector ----------------------------------------------------
+  // -- the manager (Cache strategy) ------------------------------------------
+
+  /// Counts one invalidation and returns the new count. Only the manager
+  /// calls this, before it tells the cache entry, so that a read ordered
+  /// after the new reference (e.g. after sync()) never serves the old
+  /// snapshot.
+  std::uint64_t invalidate() noexcept {
+    return invalidations_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  }
+
+  // -- the owning actor ------------------------------------------------------
 
   /// Publishes `x`; the previous snapshot is retired through the domain.
   void publish(object_snapshot x);
@@ -111,6 +138,7 @@ private:
   std::atomic<const object_snapshot*> snapshot_;
   std::atomic<std::int64_t> last_access_ns_{0};
   std::atomic<bool> immutable_reported_{false};
+  std::atomic<std::uint64_t> invalidations_{0};
 };
 
 } // namespace podref::detail
