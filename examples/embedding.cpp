@@ -50,8 +50,10 @@ int main(int argc, char** argv) {
   std::string objects_file = argc > 1 ? argv[1] : PODREF_EXAMPLE_OBJECTS;
   // Destroyed in reverse: the manager, then the API server, then the actor
   // system the runtime owns.
-  podref::runtime rt;
-  podref::api_server api{rt};
+  // [readme]
+  podref::runtime rt;          // owns an actor system (or borrows yours)
+  podref::api_server api{rt};  // the embedded in-memory API server
+  // [/readme]
   auto objects = podref::load_manifest_file(objects_file);
   if (!objects.ok()) {
     std::cerr << objects.error << '\n';
@@ -70,18 +72,22 @@ int main(int argc, char** argv) {
   }
   const auto& p = **pod;
 
-  podref::secret_manager secrets{rt, api};
-  secrets.register_pod(p); // returns at once; the watches start meanwhile
+  // [readme]
+  podref::secret_manager secrets{rt, api};  // Watch strategy by default
+  secrets.register_pod(p);  // returns at once; the watches start meanwhile
+  // [/readme]
   if (!secrets.manager().wait_quiescent(std::chrono::seconds(5))) {
     std::cerr << "the secrets did not sync within 5 s\n";
     return 1;
   }
   for (const auto& name : podref::secret_names(p)) {
-    auto s = secrets.get_secret(p.metadata.ns, name);
+    // [readme]
+    auto s = secrets.get_secret(p.metadata.ns, name);  // lock-free once synced
     if (!s) {
-      std::cerr << s.error().message << '\n';
+      std::cerr << s.error().message << '\n';  // upstream's error texts
       return 1;
     }
+    // [/readme]
     std::cout << p.metadata.ns << '/' << name << " (resourceVersion "
               << (*s)->metadata.resource_version << "):";
     for (const auto& kvp : (*s)->data)
@@ -94,6 +100,8 @@ int main(int argc, char** argv) {
   auto other = secrets.get_secret(p.metadata.ns, "web-tls");
   std::cout << (other ? "web-tls was served" : other.error().message)
             << '\n';
-  secrets.unregister_pod(p);
+  // [readme]
+  secrets.unregister_pod(p);  // the last reference stops the reflector
+  // [/readme]
   return other ? 1 : 0;
 }

@@ -1,0 +1,32 @@
+# Checks that the README's embedding snippet is the program's own code:
+# the lines between "// [readme]" and "// [/readme]" in SOURCE, each region
+# without its indentation, joined in order, must stand verbatim in README.
+#   cmake -DSOURCE=embedding.cpp -DREADME=README.md -P readme_snippet.cmake
+file(STRINGS "${SOURCE}" lines)
+set(inside FALSE)
+set(snippet "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^ *// \\[readme\\]$")
+    set(inside TRUE)
+    set(indent "")
+  elseif(line MATCHES "^ *// \\[/readme\\]$")
+    set(inside FALSE)
+  elseif(inside)
+    if(indent STREQUAL "")
+      string(REGEX MATCH "^ *" indent "${line}")
+      string(LENGTH "${indent}" indent_len)
+      set(indent "x")
+    endif()
+    string(SUBSTRING "${line}" ${indent_len} -1 line)
+    string(APPEND snippet "${line}\n")
+  endif()
+endforeach()
+if(snippet STREQUAL "")
+  message(FATAL_ERROR "${SOURCE}: no // [readme] region")
+endif()
+file(READ "${README}" readme)
+string(FIND "${readme}" "${snippet}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "${README} does not show the current snippet of "
+                      "${SOURCE}; it should contain:\n${snippet}")
+endif()
