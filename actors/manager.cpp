@@ -35,6 +35,23 @@ std::int64_t now_ns(self_ptr self) {
     .count();
 }
 
+/// Object actors are neither linked to nor monitored by the manager: both
+/// keep an entry per actor in the manager's attachables, which CAF 0.17
+/// searches linearly on every exit, so 100k objects made teardown
+/// quadratic. A functor attached to the object actor reports failures
+/// instead; the manager's state destructor stops the object actors.
+template <class Handle>
+void watch_for_failure(self_ptr self, const Handle& hdl, std::string key) {
+  hdl->attach_functor([mgr = caf::actor_cast<caf::actor_addr>(self),
+                       addr = hdl.address(),
+                       key = std::move(key)](const caf::error& reason) {
+    if (!reason || reason == caf::exit_reason::user_shutdown)
+      return; // stopped by us, or shut down with the manager
+    if (auto dest = caf::actor_cast<manager_actor>(mgr))
+      caf::anon_send(dest, obj_down_atom::value, key, addr);
+  });
+}
+
 reflector_actor spawn_reflector(self_ptr self,
                                 const std::shared_ptr<detail::object_slot>& slot) {
   auto& cfg = self->state.cfg;
@@ -49,7 +66,9 @@ reflector_actor spawn_reflector(self_ptr self,
   rc.seed = cfg.seed + self->state.spawned++;
   cfg.read_side->counters.reflectors_spawned.fetch_add(
     1, std::memory_order_relaxed);
-  return self->spawn<caf::linked>(reflector, std::move(rc));
+  auto hdl = self->spawn(reflector, std::move(rc));
+  watch_for_failure(self, hdl, slot->key());
+  return hdl;
 }
 
 cache_entry_actor
@@ -63,7 +82,9 @@ spawn_cache_entry(self_ptr self,
   cc.counters = detail::counters_of(cfg.read_side);
   cc.node_ttl = cfg.node_ttl;
   cc.default_ttl = cfg.default_ttl;
-  return self->spawn<caf::linked>(cache_entry, std::move(cc));
+  auto hdl = self->spawn(cache_entry, std::move(cc));
+  watch_for_failure(self, hdl, slot->key());
+  return hdl;
 }
 
 bool keeps_objects(self_ptr self) {
@@ -187,31 +208,20 @@ void command_done(self_ptr self) {
 
 } // namespace
 
+manager_state::~manager_state() {
+  for (auto& kvp : objects) {
+    if (kvp.second.reflector)
+      caf::anon_send_exit(kvp.second.reflector, caf::exit_reason::user_shutdown);
+    if (kvp.second.cache)
+      caf::anon_send_exit(kvp.second.cache, caf::exit_reason::user_shutdown);
+  }
+}
+
 manager_actor::behavior_type
 manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg) {
   // Upstream clamps maxIdleTime to at least one minute.
   cfg.max_idle = std::max(cfg.max_idle, caf::timespan{std::chrono::minutes(1)});
   self->state.cfg = std::move(cfg);
-  // An object actor that fails (e.g. a handler threw) is replaced at once
-  // with a new one on the same slot; stops we asked for come from erased
-  // entries.
-  self->set_exit_handler([self](caf::exit_msg& msg) {
-    auto& objects = self->state.objects;
-    auto i = std::find_if(objects.begin(), objects.end(), [&](auto& kvp) {
-      auto& e = kvp.second;
-      return e.reflector ? e.reflector.address() == msg.source
-                         : e.cache.address() == msg.source;
-    });
-    if (i != objects.end()) {
-      if (i->second.cache)
-        i->second.cache = spawn_cache_entry(self, i->second.slot);
-      else
-        i->second.reflector = spawn_reflector(self, i->second.slot);
-      return;
-    }
-    if (msg.reason && msg.reason != caf::exit_reason::normal)
-      self->quit(msg.reason);
-  });
   // Upstream's first pass runs at construction, before any reference
   // exists. A pass sent now would run after registrations already queued
   // and stop watches that synced meanwhile and were never read: the first
@@ -263,6 +273,18 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
         self->delayed_send(self, period, recycle_atom::value);
     },
     [](sync_atom) { return caf::ok_atom::value; },
+    [self](obj_down_atom, const std::string& key, const caf::actor_addr& who) {
+      // A failed object actor (e.g. a handler threw) is replaced at once on
+      // the same slot, unless the entry has moved on since.
+      auto i = self->state.objects.find(key);
+      if (i == self->state.objects.end())
+        return;
+      auto& e = i->second;
+      if (e.cache && e.cache.address() == who)
+        e.cache = spawn_cache_entry(self, e.slot);
+      else if (e.reflector && e.reflector.address() == who)
+        e.reflector = spawn_reflector(self, e.slot);
+    },
     [self](refs_atom, const std::string& ns, const std::string& name) {
       auto i = self->state.objects.find(ns + '/' + name);
       return i == self->state.objects.end() ? ref_map{} : i->second.refs;

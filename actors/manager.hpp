@@ -78,6 +78,14 @@ struct manager_state {
     std::shared_ptr<detail::object_slot> slot;
   };
 
+  manager_state() = default;
+
+  manager_state(const manager_state&) = delete;
+  manager_state& operator=(const manager_state&) = delete;
+
+  /// Stops every object actor: they are not linked to the manager.
+  ~manager_state();
+
   manager_config cfg;
   std::unordered_map<std::string, pod_registration_ptr> pods;
   /// Keyed by "ns/name", the slot key.

@@ -178,21 +178,25 @@ void drop_watch(server_pointer self, watch_iterator i) {
   }
   auto addr = i->second.watcher.address();
   auto w = st.watchers.find(addr);
-  if (w != st.watchers.end() && --w->second == 0) {
-    st.watchers.erase(w);
-    self->demonitor(addr);
+  if (w != st.watchers.end()) {
+    w->second.erase(i->first);
+    if (w->second.empty()) {
+      st.watchers.erase(w);
+      self->demonitor(addr);
+    }
   }
   st.watches.erase(i);
 }
 
 void drop_watches_of(server_pointer self, const caf::actor_addr& watcher) {
   auto& st = self->state;
-  for (auto i = st.watches.begin(); i != st.watches.end();) {
-    auto next = std::next(i);
-    if (i->second.watcher.address() == watcher)
+  auto w = st.watchers.find(watcher);
+  if (w == st.watchers.end())
+    return;
+  auto ids = w->second; // drop_watch edits the set
+  for (auto id : ids)
+    if (auto i = st.watches.find(id); i != st.watches.end())
       drop_watch(self, i);
-    i = next;
-  }
 }
 
 void release_list(server_pointer self, std::uint64_t id) {
@@ -221,8 +225,10 @@ caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
   w.watcher = watcher;
   w.after = from_rv;
   st.watches_by_key[key].insert(id);
-  if (++st.watchers[watcher.address()] == 1)
+  auto& ids = st.watchers[watcher.address()];
+  if (ids.empty())
     self->monitor(watcher);
+  ids.insert(id);
   auto promise = self->make_response_promise<watch_id>();
   promise.deliver(id);
   if (from_rv == 0) {
@@ -397,7 +403,7 @@ memory_api_server_actor::behavior_type memory_api_server(
       auto& st = self->state;
       for (auto& [id, w] : st.watches)
         self->send(w.watcher, w_end_atom::value, id, caf::error{});
-      for (auto& [addr, n] : st.watchers)
+      for (auto& [addr, ids] : st.watchers)
         self->demonitor(addr);
       st.watches.clear();
       st.watches_by_key.clear();

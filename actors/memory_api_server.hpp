@@ -109,8 +109,9 @@ struct memory_api_server_state {
   std::map<watch_id, watch_entry> watches;
   /// Fan-out index: the open watches of each object.
   std::map<object_key, std::set<watch_id>> watches_by_key;
-  /// Monitored watchers and how many open watches each has.
-  std::map<caf::actor_addr, std::size_t> watchers;
+  /// Monitored watchers and their open watches (so that a dead watcher's
+  /// watches are found without scanning every watch).
+  std::map<caf::actor_addr, std::set<watch_id>> watchers;
   watch_id next_watch_id = 1;
   std::vector<source_action> actions;
   std::map<source_verb, fault> faults;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <caf/actor_addr.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 #include <caf/error.hpp>
@@ -183,6 +184,7 @@ using del_ref_atom = caf::atom_constant<caf::atom("del_ref")>;
 using recycle_atom = caf::atom_constant<caf::atom("recycle")>;
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 using refs_atom = caf::atom_constant<caf::atom("refs")>;
+using obj_down_atom = caf::atom_constant<caf::atom("obj_down")>;
 
 /// Reference counts of one object: pod uid -> count.
 using ref_map = std::map<std::string, int>;
@@ -200,7 +202,9 @@ using ref_map = std::map<std::string, int>;
 /// - immut_read(ns, name): forwarded to the object's reflector (Watch);
 /// - recycle(): one idle-recycling pass (also runs on its own timer);
 /// - sync(): answers once every earlier message of the sender is applied;
-/// - refs(ns, name): the object's reference counts (empty if none).
+/// - refs(ns, name): the object's reference counts (empty if none);
+/// - obj_down(key, addr): the object actor `addr` of "ns/name" failed; the
+///   manager replaces it if it is still the current one.
 using manager_actor = caf::typed_actor<
   caf::reacts_to<reg_pod_atom, pod_registration_ptr>,
   caf::reacts_to<unreg_pod_atom, pod_registration_ptr>,
@@ -210,6 +214,7 @@ using manager_actor = caf::typed_actor<
   caf::reacts_to<immut_atom, std::string, std::string>,
   caf::reacts_to<recycle_atom>,
   caf::replies_to<sync_atom>::with<caf::ok_atom>,
-  caf::replies_to<refs_atom, std::string, std::string>::with<ref_map>>;
+  caf::replies_to<refs_atom, std::string, std::string>::with<ref_map>,
+  caf::reacts_to<obj_down_atom, std::string, caf::actor_addr>>;
 
 } // namespace podref
