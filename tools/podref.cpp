@@ -8,6 +8,7 @@
 
 #include "podref/version.hpp"
 #include "refs_command.hpp"
+#include "simulate_command.hpp"
 
 namespace {
 
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
 
   podref::cli::refs_options refs;
   auto* refs_cmd = podref::cli::add_refs_command(app, refs);
+  podref::cli::simulate_options simulate;
+  auto* simulate_cmd = podref::cli::add_simulate_command(app, simulate);
 
   try {
     app.parse(argc, argv);
@@ -51,5 +54,7 @@ int main(int argc, char** argv) {
   }
   if (*refs_cmd)
     return podref::cli::run_refs_command(refs, std::cout, std::cerr);
+  if (*simulate_cmd)
+    return podref::cli::run_simulate_command(simulate, std::cout, std::cerr);
   return 0;
 }

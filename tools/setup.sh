@@ -45,8 +45,9 @@ build() {
     | { grep -vE '^(ninja: no work to do|\[0/[0-9]+\] Re-checking globbed)' || true; }
 }
 
+# The main job: a node simulation on the embedded in-memory API server.
 main_job() {
-  build/release/tools/podref refs examples/manifests/*.yaml examples/manifests/*.json
+  build/release/tools/podref simulate
 }
 
 case "${1:-}" in
