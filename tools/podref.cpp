@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "podref/version.hpp"
+#include "bench_command.hpp"
 #include "refs_command.hpp"
 #include "simulate_command.hpp"
 
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
 
   podref::cli::refs_options refs;
   auto* refs_cmd = podref::cli::add_refs_command(app, refs);
+  podref::cli::bench_options bench;
+  auto* bench_cmd = podref::cli::add_bench_command(app, bench);
   podref::cli::simulate_options simulate;
   auto* simulate_cmd = podref::cli::add_simulate_command(app, simulate);
 
@@ -54,6 +57,8 @@ int main(int argc, char** argv) {
   }
   if (*refs_cmd)
     return podref::cli::run_refs_command(refs, std::cout, std::cerr);
+  if (*bench_cmd)
+    return podref::cli::run_bench_command(bench, std::cout, std::cerr);
   if (*simulate_cmd)
     return podref::cli::run_simulate_command(simulate, std::cout, std::cerr);
   return 0;

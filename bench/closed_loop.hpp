@@ -1,0 +1,44 @@
+// closed_loop: runs an operation back to back on N caller threads, for a
+// fixed duration or a fixed number of operations, recording each call's
+// latency in a per-thread histogram (one clock read per operation: the
+// latency of operation k is the time since operation k-1 ended).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "bench/histogram.hpp"
+
+namespace podref::bench {
+
+/// What the main thread reports while the callers run.
+using progress_fn
+  = std::function<void(double elapsed_seconds, std::uint64_t ops_done)>;
+
+struct loop_spec {
+  std::size_t threads = 1;
+  /// Stop after this many operations in total; 0: run for `seconds`.
+  std::uint64_t ops = 0;
+  double seconds = 1.0;
+  /// Called about every 100 ms on the main thread; may be empty.
+  progress_fn progress;
+};
+
+struct loop_result {
+  /// Operations completed.
+  std::uint64_t ops = 0;
+  /// Wall time from the start signal until every caller finished.
+  double seconds = 0;
+  histogram latency;
+};
+
+/// The operation: op(thread, index). With an op count, indices 0..ops-1 are
+/// handed out once each across threads (claimed in chunks); with a
+/// duration, thread t gets t, t+threads, t+2*threads, ... (unique too).
+using loop_op = std::function<void(std::size_t thread, std::uint64_t index)>;
+
+loop_result run_closed_loop(const loop_spec& spec, const loop_op& op);
+
+} // namespace podref::bench

@@ -1,0 +1,89 @@
+// Micro-benchmarks (Google Benchmark) of the steps under podref's load
+// workloads: reference extraction from a decoded pod, one register +
+// unregister step through the manager actor, and a snapshot read through
+// object_manager::get.
+#include <memory>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <caf/actor_cast.hpp>
+#include <caf/send.hpp>
+
+#include "bench/fixture.hpp"
+#include "podref/messages/actor_types.hpp"
+#include "podref/messages/pod_references.hpp"
+#include "podref/messages/pod_registration.hpp"
+#include "podref/runtime/api_server.hpp"
+#include "podref/runtime/object_manager.hpp"
+#include "podref/runtime/runtime.hpp"
+
+namespace {
+
+using namespace podref;
+using podref::bench::bench_namespace;
+
+constexpr std::size_t pool = 1000;
+
+/// One engine for every benchmark: 1000 secrets, each referenced by an
+/// anchor pod and synced.
+struct engine_fixture {
+  runtime rt;
+  api_server server{rt};
+  object_manager mgr{rt, server, resource::secrets};
+  std::vector<std::string> names;
+
+  engine_fixture() {
+    for (std::size_t i = 0; i < pool; ++i) {
+      server.apply(bench::make_pool_secret(i));
+      names.push_back(bench::secret_name(i));
+    }
+    for (const auto& p : bench::pool_pods("anchor", 0, pool, pool))
+      mgr.register_pod(p);
+    mgr.wait_quiescent(std::chrono::seconds(60));
+  }
+
+  static engine_fixture& instance() {
+    static engine_fixture x;
+    return x;
+  }
+};
+
+void reference_extraction(benchmark::State& state) {
+  auto p = bench::make_bench_pod("pod", 1, "s-1", "s-2", "s-3");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(make_registration(p, resource::secrets));
+}
+BENCHMARK(reference_extraction);
+
+void register_step_actor(benchmark::State& state) {
+  auto& f = engine_fixture::instance();
+  auto mgr = caf::actor_cast<manager_actor>(f.mgr.actor());
+  std::vector<pod_registration_ptr> regs;
+  for (const auto& p : bench::pool_pods("micro", 0, 4096, pool))
+    regs.push_back(make_registration(p, resource::secrets));
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto& r = regs[i++ % regs.size()];
+    caf::anon_send(mgr, reg_pod_atom::value, r);
+    caf::anon_send(mgr, unreg_pod_atom::value, r);
+    if (i % 4096 == 0)
+      f.mgr.sync();
+  }
+  // Count the time until the manager applied every step.
+  f.mgr.sync();
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(register_step_actor)->UseRealTime();
+
+void snapshot_read(benchmark::State& state) {
+  auto& f = engine_fixture::instance();
+  std::size_t i = static_cast<std::size_t>(state.thread_index()) * 7919;
+  for (auto _ : state) {
+    auto x = f.mgr.get(bench_namespace, f.names[i++ % pool]);
+    benchmark::DoNotOptimize(x);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(snapshot_read)->Threads(1)->Threads(2)->UseRealTime();
+
+} // namespace

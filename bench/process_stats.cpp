@@ -1,0 +1,45 @@
+// Reads /proc/self and asks glibc's malloc.
+#include "bench/process_stats.hpp"
+
+#include <fstream>
+#include <string>
+
+#include <malloc.h>
+#include <unistd.h>
+
+namespace podref::bench {
+
+std::uint64_t rss_bytes() {
+  std::ifstream in{"/proc/self/statm"};
+  std::uint64_t size = 0;
+  std::uint64_t resident = 0;
+  if (!(in >> size >> resident))
+    return 0;
+  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::uint64_t peak_rss_bytes() {
+  std::ifstream in{"/proc/self/status"};
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0)
+      return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+void reset_peak_rss() {
+  std::ofstream out{"/proc/self/clear_refs"};
+  out << "5";
+}
+
+std::uint64_t heap_bytes() {
+  auto info = mallinfo2();
+  return static_cast<std::uint64_t>(info.uordblks + info.hblkhd);
+}
+
+void trim_heap() {
+  malloc_trim(0);
+}
+
+} // namespace podref::bench

@@ -1,0 +1,126 @@
+// `podref bench`: argument parsing and output selection; the workloads live
+// in bench/ (library podref_bench, linked when PODREF_BUILD_BENCH is on).
+#include "bench_command.hpp"
+
+#include <exception>
+#include <vector>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#ifdef PODREF_HAVE_BENCH
+#  include "bench/engine.hpp"
+#  include "bench/report.hpp"
+#endif
+
+namespace podref::cli {
+
+CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
+  auto* cmd = app.add_subcommand(
+    "bench", "Load benchmark: podref against the kubelet-design baseline");
+  cmd
+    ->add_option("-w,--workload", options.workloads,
+                 "Workloads: register, churn-warm, churn-cold, get, "
+                 "propagate, scale (default: all)")
+    ->delimiter(',');
+  cmd->add_option("-t,--threads", options.threads, "Caller thread counts")
+    ->delimiter(',')
+    ->capture_default_str();
+  cmd->add_option("--impl", options.impls, "podref, baseline")
+    ->delimiter(',')
+    ->capture_default_str();
+  cmd
+    ->add_option("--strategy", options.strategy,
+                 "watch, or cache (TTL; baseline only)")
+    ->capture_default_str();
+  cmd
+    ->add_option("--seconds", options.seconds,
+                 "Duration of churn, get and propagate runs")
+    ->capture_default_str();
+  cmd->add_option("--ops", options.ops, "Pods registered by `register`")
+    ->capture_default_str();
+  cmd->add_option("--pool", options.pool, "Objects of the pool workloads")
+    ->capture_default_str();
+  cmd
+    ->add_option("--scale", options.scale,
+                 "Pods (= objects = reflectors) of `scale`")
+    ->capture_default_str();
+  cmd->add_option("--rate", options.rate, "Updates per second (propagate)")
+    ->capture_default_str();
+  cmd->add_option("--ttl", options.ttl, "TTL in seconds (cache strategy)")
+    ->capture_default_str();
+  cmd->add_flag("--json", options.json, "One JSON object per result line");
+  cmd->add_flag("--csv", options.csv, "CSV instead of a table");
+  cmd->add_option("--plot", options.plot,
+                  "Draw throughput vs threads into this PNG (gnuplot)");
+  return cmd;
+}
+
+#ifdef PODREF_HAVE_BENCH
+
+int run_bench_command(const bench_options& options, std::ostream& out,
+                      std::ostream& err) {
+  bench::bench_options opts;
+  if (!options.workloads.empty())
+    opts.workloads = options.workloads;
+  opts.threads = options.threads;
+  opts.impls = options.impls;
+  opts.strategy = options.strategy;
+  opts.seconds = options.seconds;
+  opts.register_ops = options.ops;
+  opts.pool = options.pool;
+  opts.scale_pods = options.scale;
+  opts.write_rate = options.rate;
+  opts.ttl_seconds = options.ttl;
+  bool tty = ::isatty(STDERR_FILENO) == 1;
+  if (tty)
+    opts.progress = [&err](const std::string& line) {
+      err << "\r\033[K" << line << std::flush;
+    };
+  try {
+    // JSON lines stream out as each result is measured.
+    std::vector<bench::bench_result> streamed;
+    if (options.json)
+      opts.measured = [&](const bench::bench_result& r) {
+        if (tty)
+          err << "\r\033[K" << std::flush;
+        streamed.push_back(r);
+        bench::print_json(streamed, out, streamed.size() - 1);
+      };
+    bench::engine eng{opts};
+    auto results = eng.run_all();
+    if (tty)
+      err << "\r\033[K" << std::flush;
+    if (options.csv && !options.json)
+      bench::print_csv(results, out);
+    else if (!options.json)
+      bench::print_table(results, out);
+    if (!options.plot.empty()) {
+      auto failure = bench::write_plot(results, options.plot);
+      if (!failure.empty()) {
+        err << "podref bench: --plot: " << failure << "\n";
+        return 1;
+      }
+    }
+  } catch (const std::exception& e) {
+    if (tty)
+      err << "\r\033[K";
+    err << "podref bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+#else
+
+int run_bench_command(const bench_options&, std::ostream&,
+                      std::ostream& err) {
+  err << "podref bench: this podref was built without benchmarks "
+         "(PODREF_BUILD_BENCH=OFF)\n";
+  return 1;
+}
+
+#endif
+
+} // namespace podref::cli

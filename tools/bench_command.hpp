@@ -1,0 +1,46 @@
+// `podref bench`: the load benchmark. Runs closed-loop workloads against
+// podref's facade and the in-repo kubelet-design baseline in the same run
+// and reports throughput, latency percentiles, memory and reflector counts,
+// with podref/baseline ratios (engine in bench/).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+} // namespace CLI
+
+namespace podref::cli {
+
+/// The arguments of `podref bench`, filled in by CLI11 while parsing.
+struct bench_options {
+  /// Workloads in run order; empty: all.
+  std::vector<std::string> workloads;
+  std::vector<std::size_t> threads = {1, 2, 4, 8};
+  std::vector<std::string> impls = {"podref", "baseline"};
+  std::string strategy = "watch";
+  double seconds = 1.0;
+  std::uint64_t ops = 200000;
+  std::size_t pool = 1000;
+  std::size_t scale = 100000;
+  double rate = 1000;
+  double ttl = 60;
+  bool json = false;
+  bool csv = false;
+  /// PNG to draw throughput against threads into; empty: no plot.
+  std::string plot;
+};
+
+/// Registers the `bench` subcommand on `app`, bound to `options`.
+CLI::App* add_bench_command(CLI::App& app, bench_options& options);
+
+/// Runs `podref bench`: the report goes to `out`, progress (on a terminal
+/// only) and diagnostics to `err`. Returns 0, or 1 on a failure.
+int run_bench_command(const bench_options& options, std::ostream& out,
+                      std::ostream& err);
+
+} // namespace podref::cli
