@@ -129,9 +129,11 @@ struct object_manager::impl {
     return result<api_object>{snap->object};
   }
 
-  /// Get: one live GET, with the source's errors as they are.
-  result<api_object> live_read(const std::string& ns,
-                               const std::string& name) {
+  /// Runs one blocking request through a scoped actor of its own, counted
+  /// as a waited read and as in flight (shutdown waits for those); `ask`
+  /// sends the request and stores the answer.
+  template <class Ask>
+  result<api_object> blocking_read(Ask&& ask) {
     {
       auto guard = rs->domain.pin();
       guard.count_waited_read();
@@ -141,10 +143,20 @@ struct object_manager::impl {
       in_flight.fetch_sub(1, std::memory_order_acq_rel);
       return error_info{errc::shut_down, "podref manager is shut down"};
     }
-    rs->counters.gets.fetch_add(1, std::memory_order_relaxed);
     std::optional<result<api_object>> answer;
     {
       caf::scoped_actor self{sys};
+      ask(self, answer);
+    }
+    in_flight.fetch_sub(1, std::memory_order_acq_rel);
+    return std::move(*answer);
+  }
+
+  /// Get: one live GET, with the source's errors as they are.
+  result<api_object> live_read(const std::string& ns,
+                               const std::string& name) {
+    rs->counters.gets.fetch_add(1, std::memory_order_relaxed);
+    return blocking_read([&](caf::scoped_actor& self, auto& answer) {
       self
         ->request(source, caf::infinite, caf::get_atom::value, res, ns, name,
                   std::string{})
@@ -155,36 +167,22 @@ struct object_manager::impl {
                                      "API server unavailable: "
                                        + caf::to_string(err)}));
                  });
-    }
-    in_flight.fetch_sub(1, std::memory_order_acq_rel);
-    return std::move(*answer);
+    });
   }
 
+  /// Watch and Cache: the manager delegates to the object's actor.
   result<api_object> actor_read(const std::string& ns,
                                 const std::string& name) {
-    {
-      auto guard = rs->domain.pin();
-      guard.count_waited_read();
-    }
-    in_flight.fetch_add(1, std::memory_order_acq_rel);
-    if (closing.load(std::memory_order_acquire)) {
-      in_flight.fetch_sub(1, std::memory_order_acq_rel);
-      return error_info{errc::shut_down, "podref manager is shut down"};
-    }
-    // The reflector answers within the sync timeout; the margin only guards
-    // against a lost actor.
+    // The object actor answers within the sync timeout; the margin only
+    // guards against a lost actor.
     auto limit = caf::timespan{2 * opts.sync_timeout + std::chrono::seconds(5)};
-    std::optional<result<api_object>> answer;
-    {
-      caf::scoped_actor self{sys};
+    return blocking_read([&](caf::scoped_actor& self, auto& answer) {
       self->request(mgr, limit, get_obj_atom::value, ns, name)
         .receive([&](api_object& x) { answer.emplace(std::move(x)); },
                  [&](caf::error& err) {
                    answer.emplace(translate(err, ns, name));
                  });
-    }
-    in_flight.fetch_sub(1, std::memory_order_acq_rel);
-    return std::move(*answer);
+    });
   }
 
   error_info translate(const caf::error& err, const std::string& ns,
