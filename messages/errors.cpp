@@ -45,4 +45,15 @@ error_info api_not_found_error(resource r, const std::string& name) {
           std::string{plural_name(r)} + " \"" + name + "\" not found"};
 }
 
+error_info shut_down_error() {
+  return {errc::shut_down, "podref manager is shut down"};
+}
+
+error_info invalid_pod_error(const std::string& ns, const std::string& name,
+                             const std::string& path,
+                             const std::string& problem) {
+  return {errc::invalid_argument, "pod \"" + ns + "\"/\"" + name + "\": " + path
+                                    + ": " + problem};
+}
+
 } // namespace podref

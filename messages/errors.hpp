@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -63,6 +64,18 @@ error_info watch_not_found_error(resource r, const std::string& name);
 /// API-server NotFound, plural resource: `secrets "<name>" not found`.
 error_info api_not_found_error(resource r, const std::string& name);
 
+// -- podref's own texts -----------------------------------------------------------
+
+/// errc::shut_down: `podref manager is shut down`.
+error_info shut_down_error();
+
+/// errc::invalid_argument for a pod that cannot be registered:
+/// `pod "<ns>"/"<name>": <path>: <problem>`, e.g.
+/// `pod "shop"/"web": spec.volumes[2].secret.secretName: Required value`.
+error_info invalid_pod_error(const std::string& ns, const std::string& name,
+                             const std::string& path,
+                             const std::string& problem);
+
 /// A value of type T or an error_info.
 template <class T>
 class result {
@@ -104,6 +117,32 @@ public:
 
 private:
   std::variant<T, error_info> data_;
+};
+
+/// Success or an error_info: the outcome of a call that returns no value.
+/// Not [[nodiscard]]: callers that cannot fail in their setting (valid pods,
+/// a live manager) may drop it.
+template <>
+class result<void> {
+public:
+  /// Success.
+  result() noexcept = default;
+
+  result(error_info err) : err_(std::move(err)) { // NOLINT(implicit)
+    // nop
+  }
+
+  explicit operator bool() const noexcept {
+    return !err_;
+  }
+
+  /// Requires an error.
+  const error_info& error() const {
+    return *err_;
+  }
+
+private:
+  std::optional<error_info> err_;
 };
 
 } // namespace podref

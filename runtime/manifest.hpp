@@ -13,10 +13,20 @@
 // it); resourceVersion alone also takes an integer. Null stands for an absent
 // field, as in Go. A repeated key keeps its last value.
 //
+// Names are checked as the API server checks them (messages/validation.hpp),
+// with its texts: object names must be DNS-1123 subdomains and namespaces
+// DNS-1123 labels, and each Secret or ConfigMap reference of a pod or pod
+// template must be what the API server accepts in that field (a secret
+// volume needs a secretName, a secretKeyRef a valid name, ...). An empty
+// object name is accepted: manifests may rely on generateName, and
+// register_pod rejects a pod without one.
+//
 // Errors name the file, the document index (from 0) and the field path, e.g.
 // `deploy.yaml: document 2: spec.template.spec.containers[0].env: expected a
-// list, got a string`; syntax errors name the line. A file that fails yields
-// no objects at all: nothing partial is passed on.
+// list, got a string` or `pod.yaml: document 0: spec.volumes[1].secret.
+// secretName: Required value`; syntax errors and limits on the text name the
+// line. A file that fails yields no objects at all: nothing partial is passed
+// on.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +55,19 @@ struct manifest_limits {
   /// and again at every use of an alias. A few bytes of nested aliases can
   /// otherwise expand to billions of values.
   std::size_t max_alias_values = 1u << 20;
+  /// Largest accepted document, in bytes (a List is one document). The
+  /// default is the input limit; lower it to bound single objects, e.g. to
+  /// the API server's 3 MiB request limit. YAML documents are measured up
+  /// to the start of each value plus its text, so a document can pass by
+  /// less than the length of its last value.
+  std::size_t max_document_bytes = 16u << 20;
+  /// Most containers (init, regular and ephemeral together) in one pod or
+  /// pod template.
+  std::size_t max_containers = 1000;
+  /// Most Secret and ConfigMap reference fields in one pod or pod template
+  /// (imagePullSecrets entries, env and envFrom refs, volume refs), empty
+  /// names included.
+  std::size_t max_references = 10000;
 };
 
 /// One decoded object and where it came from.

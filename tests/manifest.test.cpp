@@ -664,7 +664,7 @@ TEST_CASE("a List with null or missing items yields no objects") {
 
 TEST_CASE("JSON values written one after another are separate documents") {
   auto result = decode(R"({"kind": "Pod", "metadata": {"name": "a"}}
-{"kind": "Secret", "metadata": {"name": "b}{"}}
+{"kind": "Secret", "stringData": {"b": "}{"}}
   [] {"kind": "ConfigMap"})");
   // The list in the middle is document 2 and not a map.
   CHECK(result.error
@@ -1090,8 +1090,8 @@ TEST_CASE("invalid UTF-8 and binary junk are errors, not crashes") {
         == "test.yaml: line 2: control character U+0000 is not allowed");
   CHECK(error_of("{\"kind\":\n\"P\x1bod\"}")
         == "test.yaml: line 2: control character U+001B is not allowed");
-  CHECK(decode("kind: Pod\nmetadata: {name: \"\xE2\x9C\x93 \xF0\x9F\x90\xB3\"}"
-               "\n")
+  CHECK(decode("kind: Pod\nmetadata: {annotations: {a: \"\xE2\x9C\x93 "
+               "\xF0\x9F\x90\xB3\"}}\n")
           .ok());
   std::mt19937 random{42};
   for (int round = 0; round < 200; ++round) {
@@ -1112,6 +1112,203 @@ TEST_CASE("invalid UTF-8 and binary junk are errors, not crashes") {
     CHECK_FALSE(result.ok());
     CHECK(result.objects.empty());
   }
+}
+
+// -- names and references -----------------------------------------------------
+
+namespace {
+
+constexpr const char* subdomain_rule
+  = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+    "characters, '-' or '.', and must start and end with an alphanumeric "
+    "character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+constexpr const char* label_rule
+  = "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+    "characters or '-', and must start and end with an alphanumeric "
+    "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+} // namespace
+
+TEST_CASE("object names must be DNS-1123 subdomains, whatever the kind") {
+  for (std::string kind : {"Pod", "Secret", "ConfigMap", "Node", "Deployment",
+                           "StatefulSet", "Job", "CronJob"}) {
+    INFO(kind);
+    CHECK(error_of("kind: " + kind + "\nmetadata: {name: Web_1}\n")
+          == "test.yaml: document 0: metadata.name: Invalid value: \"Web_1\": "
+               + std::string{subdomain_rule});
+    CHECK(decode("kind: " + kind + "\nmetadata: {name: web-1.example}\n")
+            .ok());
+  }
+  auto longest = std::string(253, 'a');
+  CHECK(decode("kind: Secret\nmetadata: {name: " + longest + "}\n").ok());
+  CHECK(error_of("kind: Secret\nmetadata: {name: " + longest + "a}\n")
+        == "test.yaml: document 0: metadata.name: Invalid value: \"" + longest
+             + "a\": must be no more than 253 characters");
+  CHECK(error_of("kind: ConfigMap\nmetadata: {name: -cm.}\n")
+        == "test.yaml: document 0: metadata.name: Invalid value: \"-cm.\": "
+             + std::string{subdomain_rule});
+  // Go's %q: printable Unicode stays, control characters are escaped.
+  CHECK(error_of("kind: Pod\nmetadata: {name: \"caf\xC3\xA9\\t\"}\n")
+        == "test.yaml: document 0: metadata.name: Invalid value: "
+           "\"caf\xC3\xA9\\t\": "
+             + std::string{subdomain_rule});
+}
+
+TEST_CASE("an empty name passes: the manifest may rely on generateName") {
+  auto p = only<pod>("kind: Pod\nmetadata: {generateName: web-}\n");
+  CHECK(p->metadata.name.empty());
+  CHECK(decode("kind: Secret\nmetadata: {name: \"\"}\n").ok());
+}
+
+TEST_CASE("namespaces must be DNS-1123 labels") {
+  CHECK(error_of("kind: Pod\nmetadata: {name: p, namespace: Team-A}\n")
+        == "test.yaml: document 0: metadata.namespace: Invalid value: "
+           "\"Team-A\": "
+             + std::string{label_rule});
+  CHECK(error_of("kind: Secret\nmetadata: {name: s, namespace: team.a}\n")
+        == "test.yaml: document 0: metadata.namespace: Invalid value: "
+           "\"team.a\": must not contain dots");
+  auto longest = std::string(63, 'n');
+  CHECK(decode("kind: ConfigMap\nmetadata: {namespace: " + longest + "}\n")
+          .ok());
+  CHECK(error_of("kind: ConfigMap\nmetadata: {namespace: " + longest + "n}\n")
+        == "test.yaml: document 0: metadata.namespace: Invalid value: \""
+             + longest + "n\": must be no more than 63 characters");
+  CHECK(error_of("kind: Deployment\nmetadata: {name: d, namespace: _x}\n")
+        == "test.yaml: document 0: metadata.namespace: Invalid value: "
+           "\"_x\": "
+             + std::string{label_rule});
+  // A Node has no namespace: whatever it says is not checked.
+  CHECK(decode("kind: Node\nmetadata: {name: n, namespace: Not_Checked}\n")
+          .ok());
+}
+
+TEST_CASE("name errors inside Lists name the item") {
+  CHECK(error_of("kind: List\nitems:\n  - {kind: Pod, metadata: {name: a}}\n"
+                 "  - {kind: Secret, metadata: {name: B}}\n")
+        == "test.yaml: document 0: items[1].metadata.name: Invalid value: "
+           "\"B\": "
+             + std::string{subdomain_rule});
+  CHECK(error_of("kind: PodList\nitems:\n  - spec:\n      volumes:\n"
+                 "        - {name: v, secret: {}}\n")
+        == "test.yaml: document 0: items[0].spec.volumes[0].secret."
+           "secretName: Required value");
+}
+
+TEST_CASE("each reference field is checked as the API server checks it") {
+  struct case_t {
+    const char* desc;
+    std::string spec;
+    /// Empty: the pod decodes.
+    std::string error;
+  };
+  const std::string sub = subdomain_rule;
+  const case_t cases[] = {
+    {"a secret volume needs a secretName", "  volumes: [{name: v, secret: {}}]\n",
+     "spec.volumes[0].secret.secretName: Required value"},
+    {"any secretName text is accepted",
+     "  volumes: [{name: v, secret: {secretName: Not_A_Name}}]\n", ""},
+    {"a configMap volume needs a name",
+     "  volumes:\n    - {name: a, emptyDir: {}}\n"
+     "    - {name: b, configMap: {name: \"\", optional: true}}\n",
+     "spec.volumes[1].configMap.name: Required value"},
+    {"projected secret and configMap sources need names",
+     "  volumes:\n    - name: p\n      projected:\n        sources:\n"
+     "          - secret: {name: s}\n          - configMap: {items: []}\n",
+     "spec.volumes[0].projected.sources[1].configMap.name: Required value"},
+    {"azureFile needs a secretName",
+     "  volumes: [{name: v, azureFile: {shareName: s}}]\n",
+     "spec.volumes[0].azureFile.secretName: Required value"},
+    {"a cinder secretRef needs a name",
+     "  volumes: [{name: v, cinder: {volumeID: x, secretRef: {}}}]\n",
+     "spec.volumes[0].cinder.secretRef.name: Required value"},
+    {"a storageos secretRef needs a name",
+     "  volumes: [{name: v, storageos: {volumeName: x, secretRef: {}}}]\n",
+     "spec.volumes[0].storageos.secretRef.name: Required value"},
+    {"a csi nodePublishSecretRef needs a name",
+     "  volumes: [{name: v, csi: {driver: d, nodePublishSecretRef: {}}}]\n",
+     "spec.volumes[0].csi.nodePublishSecretRef.name: Required value"},
+    {"a csi nodePublishSecretRef needs a valid name",
+     "  volumes: [{name: v, csi: {driver: d, nodePublishSecretRef: "
+     "{name: S}}}]\n",
+     "spec.volumes[0].csi.nodePublishSecretRef.name: Invalid value: \"S\": "
+       + sub},
+    {"cephfs, flexVolume, rbd, scaleIO and iscsi secretRefs are not checked",
+     "  volumes:\n    - {name: a, cephfs: {monitors: [m], secretRef: {}}}\n"
+     "    - {name: b, flexVolume: {driver: d, secretRef: {name: X_}}}\n"
+     "    - {name: c, rbd: {image: i, secretRef: {}}}\n"
+     "    - {name: d, scaleIO: {gateway: g, secretRef: {}}}\n"
+     "    - {name: e, iscsi: {iqn: q, secretRef: {}}}\n",
+     ""},
+    {"imagePullSecrets names are not checked",
+     "  imagePullSecrets: [{}, {name: \"\"}, {name: Not_A_Name}]\n", ""},
+    {"a secretKeyRef needs a valid name, so not an empty one",
+     "  containers:\n    - name: c\n      env:\n        - name: A\n"
+     "          valueFrom: {secretKeyRef: {key: k}}\n",
+     "spec.containers[0].env[0].valueFrom.secretKeyRef.name: Invalid value: "
+     "\"\": "
+       + sub},
+    {"a configMapKeyRef needs a valid name",
+     "  initContainers:\n    - name: c\n      env:\n        - {name: A, value: "
+     "x}\n        - name: B\n          valueFrom: {configMapKeyRef: {name: "
+     "a..b, key: k}}\n",
+     "spec.initContainers[0].env[1].valueFrom.configMapKeyRef.name: Invalid "
+     "value: \"a..b\": "
+       + sub},
+    {"an envFrom secretRef needs a name",
+     "  ephemeralContainers:\n    - name: c\n      envFrom: [{secretRef: "
+     "{optional: true}}]\n",
+     "spec.ephemeralContainers[0].envFrom[0].secretRef.name: Required value"},
+    {"an envFrom name may end in '-', as upstream's prefix check allows",
+     "  containers:\n    - name: c\n      envFrom:\n"
+     "        - {configMapRef: {name: app-}}\n"
+     "        - {secretRef: {name: a-}}\n",
+     ""},
+    {"an envFrom name must otherwise be a subdomain",
+     "  containers:\n    - name: c\n      envFrom:\n"
+     "        - {configMapRef: {name: App}}\n",
+     "spec.containers[0].envFrom[0].configMapRef.name: Invalid value: "
+     "\"App\": "
+       + sub},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.desc) {
+      auto result = decode(pod_with_spec(c.spec));
+      if (c.error.empty()) {
+        INFO(result.error);
+        CHECK(result.ok());
+      } else {
+        CHECK(result.objects.empty());
+        CHECK(result.error == "test.yaml: document 0: " + c.error);
+      }
+    }
+  }
+}
+
+TEST_CASE("reference errors in pod templates name the template's path") {
+  CHECK(error_of("kind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n"
+                 "    spec:\n      volumes: [{name: v, configMap: {}}]\n")
+        == "test.yaml: document 0: spec.template.spec.volumes[0].configMap."
+           "name: Required value");
+  CHECK(error_of("kind: CronJob\nspec:\n  jobTemplate:\n    spec:\n"
+                 "      template:\n        spec:\n          containers:\n"
+                 "            - envFrom: [{secretRef: {name: \"\"}}]\n")
+        == "test.yaml: document 0: spec.jobTemplate.spec.template.spec."
+           "containers[0].envFrom[0].secretRef.name: Required value");
+}
+
+TEST_CASE("the decoded references still skip what the API server accepts "
+          "empty") {
+  auto p = only<pod>(pod_with_spec("  imagePullSecrets: [{}, {name: reg}]\n"
+                                   "  volumes:\n"
+                                   "    - {name: a, rbd: {secretRef: {}}}\n"));
+  REQUIRE(p->spec.image_pull_secrets.size() == 2);
+  CHECK(p->spec.image_pull_secrets[0].name.empty());
+  REQUIRE(p->spec.volumes[0].rbd);
+  CHECK(p->spec.volumes[0].rbd->secret_ref->name.empty());
 }
 
 // -- limits -------------------------------------------------------------------
@@ -1266,8 +1463,88 @@ TEST_CASE("load_manifest_file reads standard input for \"-\"") {
              + " bytes, over the limit of 100");
 }
 
+TEST_CASE("more containers than max_containers in one pod are rejected") {
+  manifest_limits limits;
+  limits.max_containers = 2;
+  auto spec = [](int init, int regular, int ephemeral) {
+    std::string out;
+    auto list = [&](const char* key, int n) {
+      if (n == 0)
+        return;
+      out += std::string{"  "} + key + ":\n";
+      for (int i = 0; i < n; ++i)
+        out += "    - {name: c" + std::to_string(i) + "}\n";
+    };
+    list("initContainers", init);
+    list("containers", regular);
+    list("ephemeralContainers", ephemeral);
+    return out;
+  };
+  CHECK(decode(pod_with_spec(spec(1, 1, 0)), limits).ok());
+  CHECK(decode(pod_with_spec(spec(0, 2, 0)), limits).ok());
+  CHECK(error_of(pod_with_spec(spec(1, 2, 0)), limits)
+        == "test.yaml: document 0: spec.containers: more containers than the "
+           "limit of 2 per pod");
+  CHECK(error_of(pod_with_spec(spec(0, 2, 1)), limits)
+        == "test.yaml: document 0: spec.ephemeralContainers: more containers "
+           "than the limit of 2 per pod");
+  CHECK(error_of("kind: Job\nspec:\n  template:\n    spec:\n      "
+                 "initContainers: [{}, {}, {}]\n",
+                 limits)
+        == "test.yaml: document 0: spec.template.spec.initContainers: more "
+           "containers than the limit of 2 per pod");
+  // The limit is per pod: two pods of two containers each pass.
+  CHECK(decode(pod_with_spec(spec(0, 2, 0)) + "---\n"
+                 + pod_with_spec(spec(2, 0, 0)),
+               limits)
+          .ok());
+  CHECK(manifest_limits{}.max_containers == 1000);
+}
+
+TEST_CASE("more references than max_references in one pod are rejected") {
+  manifest_limits limits;
+  limits.max_references = 2;
+  // Counted in upstream's validation order: volumes, containers,
+  // imagePullSecrets; empty names count too.
+  auto three = "  imagePullSecrets: [{}]\n"
+               "  containers:\n    - envFrom: [{secretRef: {name: a}}]\n"
+               "  volumes: [{name: v, secret: {secretName: b}}]\n";
+  CHECK(error_of(pod_with_spec(three), limits)
+        == "test.yaml: document 0: spec.imagePullSecrets[0].name: more Secret "
+           "and ConfigMap references than the limit of 2 per pod");
+  limits.max_references = 3;
+  CHECK(decode(pod_with_spec(three), limits).ok());
+  CHECK(manifest_limits{}.max_references == 10000);
+}
+
+TEST_CASE("documents over max_document_bytes are rejected at their line") {
+  manifest_limits limits;
+  limits.max_document_bytes = 15;
+  // {"kind": "Pod"} is 15 bytes.
+  CHECK(decode("{\"kind\": \"Pod\"}\n{\"kind\": \"Pod\"}", limits).ok());
+  CHECK(error_of("{\"kind\": \"Pod\"}\n\n {\"kind\": \"Pods\"}", limits)
+        == "test.yaml: line 3: document is over the limit of 15 bytes");
+  limits.max_document_bytes = 30;
+  CHECK(decode("kind: Pod\n---\nkind: Secret\n---\nkind: ConfigMap\n", limits)
+          .ok());
+  // A YAML document starts at its `---`.
+  CHECK(error_of("kind: Pod\n---\nkind: Secret\nstringData:\n  a: b\n"
+                 "  long: \"0123456789abcdef\"\n",
+                 limits)
+        == "test.yaml: line 2: document is over the limit of 30 bytes");
+  // The length of a scalar counts, not only where it starts.
+  CHECK(error_of("kind: Secret\nstringData: {a: \"0123456789abcdef\"}\n",
+                 limits)
+        == "test.yaml: line 1: document is over the limit of 30 bytes");
+  // The input limit is checked first and independently.
+  limits.max_bytes = 10;
+  CHECK(error_of("kind: Secret\n", limits)
+        == "test.yaml: input is 13 bytes, over the limit of 10");
+  CHECK(manifest_limits{}.max_document_bytes == manifest_limits{}.max_bytes);
+}
+
 TEST_CASE("decode_manifest never throws, whatever the limits") {
-  manifest_limits zero{0, 0, 0, 0};
+  manifest_limits zero{0, 0, 0, 0, 0, 0, 0};
   CHECK(decode("", zero).ok());
   CHECK(error_of("kind: Pod\n", zero)
         == "test.yaml: input is 10 bytes, over the limit of 0");
@@ -1280,4 +1557,20 @@ TEST_CASE("decode_manifest never throws, whatever the limits") {
   flat.max_depth = 0;
   CHECK(error_of("kind: Pod\n", flat)
         == "test.yaml: line 1: nesting deeper than the limit of 0 levels");
+  manifest_limits tiny;
+  tiny.max_document_bytes = 0;
+  CHECK(error_of("kind: Pod\n", tiny)
+        == "test.yaml: line 1: document is over the limit of 0 bytes");
+  CHECK(error_of("{}", tiny)
+        == "test.yaml: line 1: document is over the limit of 0 bytes");
+  manifest_limits no_pods;
+  no_pods.max_containers = 0;
+  no_pods.max_references = 0;
+  CHECK(decode("kind: Pod\nspec: {containers: []}\n", no_pods).ok());
+  CHECK(error_of("kind: Pod\nspec: {containers: [{}]}\n", no_pods)
+        == "test.yaml: document 0: spec.containers: more containers than the "
+           "limit of 0 per pod");
+  CHECK(error_of("kind: Pod\nspec: {imagePullSecrets: [{}]}\n", no_pods)
+        == "test.yaml: document 0: spec.imagePullSecrets[0].name: more Secret "
+           "and ConfigMap references than the limit of 0 per pod");
 }

@@ -191,6 +191,9 @@ void for_each_json_document(std::string_view text,
     auto end = text[pos] == '{' || text[pos] == '['
                  ? container_end(text, pos, limits)
                  : text.size();
+    if (end - pos > limits.max_document_bytes)
+      throw input_error(line_at(text, pos),
+                        document_over_limit(limits.max_document_bytes));
     dom_builder builder{text, pos};
     auto value = text.substr(pos, end - pos);
     json::sax_parse(value.begin(), value.end(), &builder);

@@ -11,7 +11,8 @@ namespace podref::detail {
 
 /// Parses every top-level JSON value of `text` and hands each to
 /// `on_document` in order. A pre-scan rejects nesting deeper than
-/// `limits.max_depth` before any value is built. Throws input_error with the
+/// `limits.max_depth`, and documents larger than `limits.max_document_bytes`
+/// (at the line where they start), before any value is built. Throws input_error with the
 /// line of the problem; parser messages are nlohmann's, without its own
 /// position (which would count from the value, not from the file).
 void for_each_json_document(std::string_view text,

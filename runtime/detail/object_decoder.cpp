@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "podref/messages/validation.hpp"
 #include "podref/runtime/detail/base64.hpp"
 #include "podref/runtime/detail/pod_spec_decoder.hpp"
 
@@ -81,7 +82,10 @@ void read_base64_map(const json& object, std::string_view key,
 }
 
 /// The metadata of `object`; a namespaced kind without a namespace gets
-/// "default".
+/// "default". Fails for a name that is not a DNS-1123 subdomain and, for
+/// namespaced kinds, a namespace that is not a DNS-1123 label (every kind
+/// decoded here names its objects so upstream). An empty name passes: the
+/// manifest may rely on generateName.
 object_meta decode_metadata(const json& object, const field_path& at,
                             bool namespaced) {
   object_meta out;
@@ -94,6 +98,12 @@ object_meta decode_metadata(const json& object, const field_path& at,
     read_resource_version(*meta, meta_at, out.resource_version);
     read(*meta, "labels", meta_at, out.labels);
     read(*meta, "annotations", meta_at, out.annotations);
+    if (namespaced && !out.ns.empty())
+      if (auto problem = namespace_problem(out.ns))
+        fail(meta_at.field("namespace"), *problem);
+    if (!out.name.empty())
+      if (auto problem = object_name_problem(out.name))
+        fail(meta_at.field("name"), *problem);
   }
   if (namespaced && out.ns.empty())
     out.ns = default_namespace;
@@ -102,11 +112,12 @@ object_meta decode_metadata(const json& object, const field_path& at,
 
 // -- objects ------------------------------------------------------------------
 
-pod_ptr decode_pod(const json& object, const field_path& at) {
+pod_ptr decode_pod(const json& object, const field_path& at,
+                   const manifest_limits& limits) {
   auto out = std::make_shared<pod>();
   out->metadata = decode_metadata(object, at, true);
   if (const auto* spec = member(object, "spec"))
-    out->spec = decode_pod_spec(*spec, at.field("spec"));
+    out->spec = decode_pod_spec(*spec, at.field("spec"), limits);
   return out;
 }
 
@@ -128,7 +139,7 @@ void descend(const json& value, const field_path& at,
 /// The pod of a workload's template: the workload's namespace and name, the
 /// template's labels, annotations and spec, and no uid.
 pod_ptr decode_workload(const json& object, const field_path& at,
-                        bool cron_job) {
+                        bool cron_job, const manifest_limits& limits) {
   auto out = std::make_shared<pod>();
   auto meta = decode_metadata(object, at, true);
   out->metadata.ns = std::move(meta.ns);
@@ -139,7 +150,7 @@ pod_ptr decode_workload(const json& object, const field_path& at,
                                               "template"};
   const auto* first = cron_job ? std::begin(path) : std::end(path) - 2;
   descend(object, at, first, std::end(path),
-          [&out](const json& tmpl, const field_path& tmpl_at) {
+          [&out, &limits](const json& tmpl, const field_path& tmpl_at) {
             expect_map(tmpl, tmpl_at);
             if (const auto* meta = member(tmpl, "metadata")) {
               const auto meta_at = tmpl_at.field("metadata");
@@ -148,7 +159,8 @@ pod_ptr decode_workload(const json& object, const field_path& at,
               read(*meta, "annotations", meta_at, out->metadata.annotations);
             }
             if (const auto* spec = member(tmpl, "spec"))
-              out->spec = decode_pod_spec(*spec, tmpl_at.field("spec"));
+              out->spec = decode_pod_spec(*spec, tmpl_at.field("spec"),
+                                          limits);
           });
   return out;
 }
@@ -225,9 +237,9 @@ void object_decoder::decode_object(const pending& item,
   }
   manifest_object entry{doc_, kind, {}};
   if (kind == "Pod")
-    entry.object = decode_pod(object, at);
+    entry.object = decode_pod(object, at, limits_);
   else if (kind == "CronJob" || is_template_kind(kind))
-    entry.object = decode_workload(object, at, kind == "CronJob");
+    entry.object = decode_workload(object, at, kind == "CronJob", limits_);
   else if (kind == "Secret")
     entry.object = decode_secret(object, at);
   else if (kind == "ConfigMap")

@@ -1,7 +1,10 @@
 #include "podref/runtime/detail/pod_spec_decoder.hpp"
 
 #include <array>
+#include <string>
 #include <string_view>
+
+#include "podref/messages/validation.hpp"
 
 namespace podref::detail {
 
@@ -196,8 +199,22 @@ volume decode_volume(const json& v, const field_path& at) {
 
 } // namespace
 
-pod_spec decode_pod_spec(const json& value, const field_path& at) {
+pod_spec decode_pod_spec(const json& value, const field_path& at,
+                         const manifest_limits& limits) {
   expect_map(value, at);
+  // The container lists are counted before any is decoded.
+  std::size_t containers = 0;
+  for (std::string_view key :
+       {"initContainers", "containers", "ephemeralContainers"}) {
+    const auto* list = member(value, key);
+    if (list == nullptr || !list->is_array())
+      continue; // absent, or a type error that read_list reports
+    containers += list->size();
+    if (containers > limits.max_containers)
+      fail(at.field(key), "more containers than the limit of "
+                            + std::to_string(limits.max_containers)
+                            + " per pod");
+  }
   pod_spec out;
   read_list(value, "imagePullSecrets", at, out.image_pull_secrets,
             decode_local_ref);
@@ -207,6 +224,12 @@ pod_spec decode_pod_spec(const json& value, const field_path& at) {
   read_list(value, "ephemeralContainers", at, out.ephemeral_containers,
             decode_container);
   read_list(value, "volumes", at, out.volumes, decode_volume);
+  if (auto bad = find_reference_problem(out, limits.max_references)) {
+    // The decoded lists keep the manifest's indices, so the path from the
+    // spec is the manifest's path too.
+    const auto path = at.str() + "." + bad->path;
+    fail(field_path{path}, bad->problem);
+  }
   return out;
 }
 

@@ -5,12 +5,16 @@
 
 #include "podref/messages/pod.hpp"
 #include "podref/runtime/detail/json_fields.hpp"
+#include "podref/runtime/manifest.hpp"
 
 namespace podref::detail {
 
 /// Decodes imagePullSecrets, the three container lists and volumes of the
 /// pod spec `value` (a map or null); other fields are ignored. Throws
-/// field_error for a value of the wrong type.
-pod_spec decode_pod_spec(const nlohmann::json& value, const field_path& at);
+/// field_error for a value of the wrong type, for more containers or
+/// references than `limits` allow, and for a Secret or ConfigMap reference
+/// the API server would reject (find_reference_problem).
+pod_spec decode_pod_spec(const nlohmann::json& value, const field_path& at,
+                         const manifest_limits& limits);
 
 } // namespace podref::detail

@@ -38,6 +38,12 @@ inline std::size_t line_at(std::string_view text, std::size_t offset) {
   return static_cast<std::size_t>(std::count(text.begin(), end, '\n')) + 1;
 }
 
+/// `document is over the limit of <limit> bytes`, the error of a document
+/// larger than manifest_limits::max_document_bytes.
+inline std::string document_over_limit(std::size_t limit) {
+  return "document is over the limit of " + std::to_string(limit) + " bytes";
+}
+
 /// Receives each document of an input with its index (from 0), in order.
 /// Empty documents arrive as null.
 using document_handler

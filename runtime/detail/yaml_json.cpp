@@ -82,6 +82,7 @@ public:
   }
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    check_size(mark, 0);
     add(mark, anchor, nullptr, value_size{}, false);
   }
 
@@ -92,6 +93,7 @@ public:
         line_of(mark),
         "alias of an anchor that is not complete yet (a recursive alias)");
     auto size = i->second.size;
+    check_size(mark, 0);
     check_depth(mark, stack_.size() + size.height);
     charge_copy(mark, size.values);
     add(mark, YAML::NullAnchor, json(i->second.value), size, false);
@@ -99,6 +101,9 @@ public:
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag,
                 YAML::anchor_t anchor, const std::string& value) override {
+    // The decoded text stands for its source: escapes and folding only
+    // shorten it, bar a byte per \L or \P escape.
+    check_size(mark, value.size());
     bool merge_key = tag == "?" && value == "<<" && expects_key();
     add(mark, anchor, resolve_scalar(mark, tag, value), value_size{},
         merge_key);
@@ -155,6 +160,19 @@ private:
                           + std::to_string(limits_.max_depth) + " levels");
   }
 
+  /// Fails when a value at `mark` with `length` bytes of text ends past
+  /// max_document_bytes from the start of the document.
+  void check_size(const YAML::Mark& mark, std::size_t length) const {
+    if (mark.pos < 0 || document_start_.pos < 0
+        || mark.pos < document_start_.pos)
+      return;
+    auto end = static_cast<std::size_t>(mark.pos - document_start_.pos)
+               + length;
+    if (end > limits_.max_document_bytes)
+      throw input_error(line_of(document_start_),
+                        document_over_limit(limits_.max_document_bytes));
+  }
+
   /// Counts `values` copied for an anchor or an alias against the limit.
   void charge_copy(const YAML::Mark& mark, std::size_t values) {
     copied_values_ += values;
@@ -166,6 +184,7 @@ private:
   }
 
   void open(const YAML::Mark& mark, YAML::anchor_t anchor, json value) {
+    check_size(mark, 0);
     check_depth(mark, stack_.size() + 1);
     stack_.push_back(frame{std::move(value), mark, anchor,
                            value_size{1, 1}, std::nullopt, false, {}});

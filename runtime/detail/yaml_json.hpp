@@ -23,8 +23,10 @@ namespace podref::detail {
 /// nesting deeper than `limits.max_depth` (checked while parsing, so
 /// yaml-cpp's recursive parser never goes deeper), for anchors and aliases
 /// that copy more than `limits.max_alias_values` values in total (each
-/// anchored value is copied once when defined and once per alias) and for
-/// non-string keys.
+/// anchored value is copied once when defined and once per alias), for
+/// non-string keys and for documents larger than `limits.max_document_bytes`
+/// (at the line where they start; measured while parsing, as the offset of
+/// each value plus the length of a scalar's text).
 void for_each_yaml_document(std::string_view text,
                             const manifest_limits& limits,
                             const document_handler& on_document);

@@ -1,0 +1,397 @@
+#include "podref/messages/validation.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace podref {
+
+namespace {
+
+// -- patterns -------------------------------------------------------------------
+
+constexpr std::string_view label_message
+  = "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+    "characters or '-', and must start and end with an alphanumeric "
+    "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+constexpr std::string_view subdomain_message
+  = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+    "characters, '-' or '.', and must start and end with an alphanumeric "
+    "character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+bool is_lower_alnum(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/// [a-z0-9]([-a-z0-9]*[a-z0-9])?, without a length limit.
+bool matches_label(std::string_view v) noexcept {
+  if (v.empty() || !is_lower_alnum(v.front()) || !is_lower_alnum(v.back()))
+    return false;
+  return std::all_of(v.begin(), v.end(),
+                     [](char c) { return is_lower_alnum(c) || c == '-'; });
+}
+
+/// Labels joined by single dots, without a length limit.
+bool matches_subdomain(std::string_view v) noexcept {
+  for (;;) {
+    auto dot = v.find('.');
+    if (!matches_label(v.substr(0, dot)))
+      return false;
+    if (dot == std::string_view::npos)
+      return true;
+    v.remove_prefix(dot + 1);
+  }
+}
+
+std::string max_length_error(std::size_t n) {
+  return "must be no more than " + std::to_string(n) + " characters";
+}
+
+// -- quoting --------------------------------------------------------------------
+
+/// The length of the well-formed UTF-8 sequence at the start of `s`, or 0.
+std::size_t utf8_sequence(std::string_view s) noexcept {
+  auto b = [&](std::size_t i) { return static_cast<std::uint8_t>(s[i]); };
+  auto cont = [&](std::size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  auto lead = b(0);
+  if (lead >= 0xC2 && lead <= 0xDF)
+    return cont(1) ? 2 : 0;
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    if (!cont(1) || !cont(2))
+      return 0;
+    // No overlong forms, no surrogates.
+    if ((lead == 0xE0 && b(1) < 0xA0) || (lead == 0xED && b(1) > 0x9F))
+      return 0;
+    return 3;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3))
+      return 0;
+    if ((lead == 0xF0 && b(1) < 0x90) || (lead == 0xF4 && b(1) > 0x8F))
+      return 0;
+    return 4;
+  }
+  return 0;
+}
+
+/// `value` in double quotes with Go's escapes for quotes, backslashes,
+/// control characters and bytes that are not UTF-8.
+std::string go_quote(std::string_view value) {
+  constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(value.size() + 2);
+  out += '"';
+  while (!value.empty()) {
+    auto c = static_cast<std::uint8_t>(value.front());
+    std::size_t n = 1;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c >= 0x20 && c < 0x7F) {
+          out += static_cast<char>(c);
+        } else if (c >= 0x80 && (n = utf8_sequence(value)) > 0) {
+          out.append(value.substr(0, n));
+        } else {
+          n = 1;
+          out += "\\x";
+          out += hex[c >> 4];
+          out += hex[c & 0xF];
+        }
+    }
+    value.remove_prefix(n);
+  }
+  out += '"';
+  return out;
+}
+
+// -- references -----------------------------------------------------------------
+
+/// How the API server checks one reference field.
+enum class rule {
+  /// Anything, empty included.
+  any,
+  /// Not empty; any text.
+  required,
+  /// Not empty; a DNS-1123 subdomain.
+  required_subdomain,
+  /// Not empty; a DNS-1123 subdomain after masking a trailing '-'.
+  required_subdomain_prefix,
+  /// A DNS-1123 subdomain (so not empty either).
+  subdomain,
+};
+
+/// Upstream's maskTrailingDash: a name used as a prefix may end in '-'. It
+/// replaces the last two characters with "a"; a lone "-" stays (upstream's
+/// slice would panic on it, which rejects the request).
+std::string mask_trailing_dash(std::string_view name) {
+  if (name.size() > 1 && name.back() == '-')
+    return std::string{name.substr(0, name.size() - 2)} + "a";
+  return std::string{name};
+}
+
+std::optional<std::string> check(std::string_view name, rule r) {
+  switch (r) {
+    case rule::any:
+      return std::nullopt;
+    case rule::required:
+      if (name.empty())
+        return required_value();
+      return std::nullopt;
+    case rule::required_subdomain:
+      if (name.empty())
+        return required_value();
+      break;
+    case rule::required_subdomain_prefix:
+      if (name.empty())
+        return required_value();
+      if (auto errs = dns1123_subdomain_errors(mask_trailing_dash(name));
+          !errs.empty())
+        return invalid_value(name, errs);
+      return std::nullopt;
+    case rule::subdomain:
+      break;
+  }
+  if (is_dns1123_subdomain(name))
+    return std::nullopt;
+  return invalid_value(name, dns1123_subdomain_errors(name));
+}
+
+/// Walks the reference fields of a pod spec in upstream's validation order,
+/// counting them against a limit; stops at the first problem.
+class reference_walk {
+public:
+  explicit reference_walk(std::size_t max_references) noexcept
+    : max_(max_references) {
+    // nop
+  }
+
+  std::optional<field_problem> run(const pod_spec& spec) {
+    for (std::size_t i = 0; i < spec.volumes.size() && !found_; ++i)
+      volume_refs(spec.volumes[i], i);
+    containers(spec.containers, "containers");
+    containers(spec.init_containers, "initContainers");
+    containers(spec.ephemeral_containers, "ephemeralContainers");
+    for (std::size_t i = 0; i < spec.image_pull_secrets.size(); ++i)
+      visit(spec.image_pull_secrets[i].name, rule::any, [&] {
+        return "imagePullSecrets[" + std::to_string(i) + "].name";
+      });
+    return std::move(found_);
+  }
+
+private:
+  /// Checks one reference field; `path` renders its path, only on a problem.
+  template <class Path>
+  void visit(std::string_view name, rule r, Path path) {
+    if (found_)
+      return;
+    if (++seen_ > max_) {
+      found_ = field_problem{path(),
+                             "more Secret and ConfigMap references than the "
+                             "limit of "
+                               + std::to_string(max_) + " per pod"};
+      return;
+    }
+    if (auto problem = check(name, r))
+      found_ = field_problem{path(), std::move(*problem)};
+  }
+
+  void volume_refs(const volume& v, std::size_t i) {
+    auto at = [i](const char* rest) {
+      return "volumes[" + std::to_string(i) + "]." + rest;
+    };
+    if (v.azure_file)
+      visit(v.azure_file->secret_name, rule::required,
+            [&] { return at("azureFile.secretName"); });
+    if (v.cephfs && v.cephfs->secret_ref)
+      visit(v.cephfs->secret_ref->name, rule::any,
+            [&] { return at("cephfs.secretRef.name"); });
+    if (v.cinder && v.cinder->secret_ref)
+      visit(v.cinder->secret_ref->name, rule::required,
+            [&] { return at("cinder.secretRef.name"); });
+    if (v.flex_volume && v.flex_volume->secret_ref)
+      visit(v.flex_volume->secret_ref->name, rule::any,
+            [&] { return at("flexVolume.secretRef.name"); });
+    if (v.projected) {
+      const auto& sources = v.projected->sources;
+      for (std::size_t j = 0; j < sources.size(); ++j) {
+        auto src = [&](const char* rest) {
+          return at("projected.sources[") + std::to_string(j) + "]." + rest;
+        };
+        if (sources[j].secret)
+          visit(sources[j].secret->name, rule::required,
+                [&] { return src("secret.name"); });
+        if (sources[j].config_map)
+          visit(sources[j].config_map->name, rule::required,
+                [&] { return src("configMap.name"); });
+      }
+    }
+    if (v.rbd && v.rbd->secret_ref)
+      visit(v.rbd->secret_ref->name, rule::any,
+            [&] { return at("rbd.secretRef.name"); });
+    if (v.secret)
+      visit(v.secret->secret_name, rule::required,
+            [&] { return at("secret.secretName"); });
+    if (v.scale_io && v.scale_io->secret_ref)
+      visit(v.scale_io->secret_ref->name, rule::any,
+            [&] { return at("scaleIO.secretRef.name"); });
+    if (v.iscsi && v.iscsi->secret_ref)
+      visit(v.iscsi->secret_ref->name, rule::any,
+            [&] { return at("iscsi.secretRef.name"); });
+    if (v.storageos && v.storageos->secret_ref)
+      visit(v.storageos->secret_ref->name, rule::required,
+            [&] { return at("storageos.secretRef.name"); });
+    // Upstream reports an invalid name at csi.name; the field is named here.
+    if (v.csi && v.csi->node_publish_secret_ref)
+      visit(v.csi->node_publish_secret_ref->name, rule::required_subdomain,
+            [&] { return at("csi.nodePublishSecretRef.name"); });
+    if (v.config_map)
+      visit(v.config_map->name, rule::required,
+            [&] { return at("configMap.name"); });
+  }
+
+  void containers(const std::vector<container>& list, const char* key) {
+    for (std::size_t i = 0; i < list.size() && !found_; ++i) {
+      const auto& c = list[i];
+      auto at = [&](const char* field, std::size_t j, const char* rest) {
+        return std::string{key} + "[" + std::to_string(i) + "]." + field
+               + "[" + std::to_string(j) + "]." + rest;
+      };
+      for (std::size_t j = 0; j < c.env.size(); ++j) {
+        const auto& from = c.env[j].value_from;
+        if (!from)
+          continue;
+        if (from->secret_key_ref)
+          visit(from->secret_key_ref->name, rule::subdomain, [&] {
+            return at("env", j, "valueFrom.secretKeyRef.name");
+          });
+        if (from->config_map_key_ref)
+          visit(from->config_map_key_ref->name, rule::subdomain, [&] {
+            return at("env", j, "valueFrom.configMapKeyRef.name");
+          });
+      }
+      for (std::size_t j = 0; j < c.env_from.size(); ++j) {
+        const auto& from = c.env_from[j];
+        if (from.config_map_ref)
+          visit(from.config_map_ref->name, rule::required_subdomain_prefix,
+                [&] { return at("envFrom", j, "configMapRef.name"); });
+        if (from.secret_ref)
+          visit(from.secret_ref->name, rule::required_subdomain_prefix,
+                [&] { return at("envFrom", j, "secretRef.name"); });
+      }
+    }
+  }
+
+  std::size_t max_;
+  std::size_t seen_ = 0;
+  std::optional<field_problem> found_;
+};
+
+} // namespace
+
+// -- DNS-1123 names -------------------------------------------------------------
+
+bool is_dns1123_label(std::string_view value) noexcept {
+  return value.size() <= dns1123_label_max_length && matches_label(value);
+}
+
+bool is_dns1123_subdomain(std::string_view value) noexcept {
+  return value.size() <= dns1123_subdomain_max_length
+         && matches_subdomain(value);
+}
+
+std::vector<std::string> dns1123_label_errors(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > dns1123_label_max_length)
+    errs.push_back(max_length_error(dns1123_label_max_length));
+  if (!matches_label(value)) {
+    // A valid subdomain within the length limit fails only by its dots.
+    if (matches_subdomain(value))
+      errs.emplace_back("must not contain dots");
+    else
+      errs.emplace_back(label_message);
+  }
+  return errs;
+}
+
+std::vector<std::string> dns1123_subdomain_errors(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > dns1123_subdomain_max_length)
+    errs.push_back(max_length_error(dns1123_subdomain_max_length));
+  if (!matches_subdomain(value))
+    errs.emplace_back(subdomain_message);
+  return errs;
+}
+
+// -- field errors ---------------------------------------------------------------
+
+std::string required_value(std::string_view detail) {
+  std::string out = "Required value";
+  if (!detail.empty())
+    out.append(": ").append(detail);
+  return out;
+}
+
+std::string invalid_value(std::string_view value,
+                          const std::vector<std::string>& details) {
+  auto out = "Invalid value: " + go_quote(value);
+  for (std::size_t i = 0; i < details.size(); ++i)
+    out.append(i == 0 ? ": " : "; ").append(details[i]);
+  return out;
+}
+
+std::optional<std::string> object_name_problem(std::string_view name) {
+  if (name.empty())
+    return required_value("name or generateName is required");
+  if (is_dns1123_subdomain(name))
+    return std::nullopt;
+  return invalid_value(name, dns1123_subdomain_errors(name));
+}
+
+std::optional<std::string> namespace_problem(std::string_view ns) {
+  if (ns.empty())
+    return required_value();
+  if (is_dns1123_label(ns))
+    return std::nullopt;
+  return invalid_value(ns, dns1123_label_errors(ns));
+}
+
+// -- pods -----------------------------------------------------------------------
+
+std::optional<field_problem> find_reference_problem(const pod_spec& spec,
+                                                    std::size_t max_references) {
+  return reference_walk{max_references}.run(spec);
+}
+
+std::optional<field_problem> find_pod_problem(const pod& p) {
+  const auto& meta = p.metadata;
+  if (auto problem = namespace_problem(meta.ns))
+    return field_problem{"metadata.namespace", std::move(*problem)};
+  if (auto problem = object_name_problem(meta.name))
+    return field_problem{"metadata.name", std::move(*problem)};
+  // The API server sets the uid; the managers key registrations by it.
+  if (meta.uid.empty())
+    return field_problem{"metadata.uid", required_value()};
+  if (auto bad = find_reference_problem(p.spec)) {
+    bad->path.insert(0, "spec.");
+    return bad;
+  }
+  return std::nullopt;
+}
+
+} // namespace podref
