@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <time.h>
@@ -100,6 +101,42 @@ TEST_CASE("hash_key is deterministic, length-sensitive and spreads low "
   CHECK(all.size() == 1000);
   // 1000 random values in 1024 buckets fill about 632 of them.
   CHECK(low_bits.size() > 560);
+}
+
+TEST_CASE("hash_key of a namespace and a name equals hash_key of the joined "
+          "key") {
+  for (int i = 0; i < 200; ++i) {
+    auto ns = "ns-" + std::string(static_cast<std::size_t>(i % 23), 'n');
+    auto name = "secret-" + std::string(static_cast<std::size_t>(i), 'x');
+    CHECK(hash_key(ns, name) == hash_key(ns + "/" + name));
+  }
+  CHECK(hash_key("", "") == hash_key("/"));
+  CHECK(hash_key("ns", "") == hash_key("ns/"));
+  // The split is at the first '/': a name may not hide a namespace.
+  CHECK(hash_key("a", "b/c") == hash_key("a/b/c"));
+  CHECK(hash_key("a/b", "c") != hash_key("a/b/c"));
+  // Keys without '/' are their own family.
+  CHECK(hash_key("a") != hash_key("a/"));
+  CHECK(hash_key("a") != hash_key("a", ""));
+  CHECK(hash_key("ab") != hash_key("a", "b"));
+}
+
+TEST_CASE("find_if finds a slot by its hash and a predicate") {
+  epoch_domain d;
+  index_type idx(d);
+  for (int i = 0; i < 100; ++i)
+    REQUIRE(idx.insert(std::make_shared<slot>(key_of(i))));
+  auto g = d.pin();
+  auto key = key_of(42);
+  auto* s = idx.find_if(hash_key(key),
+                        [&](const slot& x) { return x.key() == key; });
+  REQUIRE(s != nullptr);
+  CHECK(s->key() == key);
+  // The predicate decides among slots with the hash.
+  CHECK(idx.find_if(hash_key(key), [](const slot&) { return false; })
+        == nullptr);
+  CHECK(idx.find_if(hash_key(key_of(100)), [](const slot&) { return true; })
+        == nullptr);
 }
 
 TEST_CASE("an index finds what was inserted and nothing else") {
@@ -397,10 +434,15 @@ TEST_CASE("find throughput with 1000 keys on one and two threads",
     REQUIRE(idx.insert(std::make_shared<slot>(keys.back())));
   }
   std::vector<std::size_t> hashes;
-  for (auto& k : keys)
+  std::vector<std::pair<std::string, std::string>> parts;
+  for (auto& k : keys) {
     hashes.push_back(hash_key(k));
+    auto sep = k.find('/');
+    parts.emplace_back(k.substr(0, sep), k.substr(sep + 1));
+  }
   constexpr std::uint64_t per_thread = 20'000'000;
-  // mode 0: pin, hash the key, find, load the snapshot, per read.
+  // mode 0: pin, hash the key from its namespace and name (as the facade
+  // does), find, load the snapshot, per read.
   // mode 1: the same with a precomputed hash.
   auto run = [&](int threads, int mode) {
     std::atomic<int> ready{0};
@@ -419,7 +461,8 @@ TEST_CASE("find throughput with 1000 keys on one and two threads",
         x ^= x << 17;
         auto i = static_cast<std::size_t>(x % 1000);
         auto g = d.pin();
-        auto h = mode == 0 ? hash_key(keys[i]) : hashes[i];
+        auto h = mode == 0 ? hash_key(parts[i].first, parts[i].second)
+                           : hashes[i];
         if (auto* s = idx.find(keys[i], h))
           acc += s->current.load(std::memory_order_acquire)->version + 1;
       }

@@ -4,13 +4,14 @@ namespace podref::detail {
 
 object_slot::object_slot(resource res, std::string ns, std::string name,
                          epoch_domain& domain)
-  : key_(ns + '/' + name),
-    hash_(hash_key(key_)),
-    res_(res),
+  : hash_(hash_key(ns, name)),
+    snapshot_(new object_snapshot{}),
+    key_(ns + '/' + name),
+    ns_size_(static_cast<std::uint32_t>(ns.size())),
     ns_(std::move(ns)),
     name_(std::move(name)),
-    domain_(domain),
-    snapshot_(new object_snapshot{}) {
+    res_(res),
+    domain_(domain) {
   // nop
 }
 

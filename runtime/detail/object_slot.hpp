@@ -3,23 +3,30 @@
 // The object's actor (a reflector under Watch, a cache entry under Cache) is
 // the only writer of the snapshot; any thread may read under a pin of the
 // engine's epoch_domain. A read is one atomic load of the snapshot pointer
-// (plus, at most once per second, a store of the access time), so serving a
-// synced object costs no actor round trip and no lock. Replaced snapshots are
-// freed through the epoch domain once no reader can still hold them.
+// plus one of the access time (stored only when the coarse access stamp
+// moved on, once per recycling period: see access_stamp.hpp), so serving a
+// synced object costs no actor round trip, no lock and no clock read.
+// Replaced snapshots are freed through the epoch domain once no reader can
+// still hold them.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <string_view>
 
 #include "podref/messages/api_object.hpp"
 #include "podref/runtime/detail/epoch.hpp"
+#include "podref/runtime/detail/reader_stripes.hpp"
 #include "podref/runtime/detail/snapshot_index.hpp"
 
 namespace podref::detail {
 
-/// What a reader may see of one object. Immutable once published.
-struct object_snapshot {
+/// What a reader may see of one object. Immutable once published. Aligned
+/// so that what every read loads (`synced`, `object` and the first stripes)
+/// shares one cache line.
+struct alignas(64) object_snapshot {
   /// True once a list has completed since the (re)start of the watch;
   /// readers may serve `object` only while synced.
   bool synced = false;
@@ -28,6 +35,13 @@ struct object_snapshot {
   bool running = false;
   /// The object; empty means "not found".
   api_object object;
+
+  // -- readers ---------------------------------------------------------------
+
+  /// Per-thread-stripe copies of `object`: readers hand out
+  /// `stripes.copy(object)` so that threads do not share a reference count.
+  /// Not part of the value: a copied snapshot starts without aliases.
+  reader_stripes stripes{};
 
   // -- Cache strategy (a cache entry publishes; `synced` stays false) ------
 
@@ -41,12 +55,33 @@ struct object_snapshot {
   std::uint64_t generation = 0;
 };
 
-class object_slot {
-public:
-  /// Access times are stored only when they move by at least this much, so
-  /// that hot reads do not keep dirtying the slot's cache line.
-  static constexpr std::int64_t access_granularity_ns = 1'000'000'000;
+/// `x == y`, without a call to memcmp for the short strings that object
+/// names and namespaces usually are (at most 16 bytes: two overlapping
+/// loads per side).
+inline bool same_text(std::string_view x, std::string_view y) noexcept {
+  using hash_detail::load32;
+  using hash_detail::load64;
+  const std::size_t n = x.size();
+  if (n != y.size())
+    return false;
+  const char* p = x.data();
+  const char* q = y.data();
+  if (n > 16)
+    return std::memcmp(p, q, n) == 0;
+  if (n >= 8)
+    return load64(p) == load64(q) && load64(p + n - 8) == load64(q + n - 8);
+  if (n >= 4)
+    return load32(p) == load32(q) && load32(p + n - 4) == load32(q + n - 4);
+  for (std::size_t i = 0; i < n; ++i)
+    if (p[i] != q[i])
+      return false;
+  return true;
+}
 
+/// Aligned so that what every read loads (hash, snapshot pointer, access
+/// time, key) fills exactly one cache line.
+class alignas(64) object_slot {
+public:
   object_slot(resource res, std::string ns, std::string name,
               epoch_domain& domain);
 
@@ -55,7 +90,7 @@ public:
   object_slot(const object_slot&) = delete;
   object_slot& operator=(const object_slot&) = delete;
 
-  // -- identity (the index key is "ns/name") ---------------------------------
+  // -- identity (the index key is "ns/name", hashed as hash_key(ns, name)) --
 
   const std::string& key() const noexcept {
     return key_;
@@ -77,6 +112,16 @@ public:
     return name_;
   }
 
+  /// True iff this is the slot of `ns`/`name`; compares the parts with the
+  /// joined key, so a reader never builds it.
+  bool matches(std::string_view ns, std::string_view name) const noexcept {
+    const std::size_t n = ns.size();
+    return n == ns_size_ && key_.size() == n + 1 + name.size()
+           && same_text(std::string_view{key_.data(), n}, ns)
+           && same_text(std::string_view{key_.data() + n + 1, name.size()},
+                        name);
+  }
+
   // -- readers (under a pin of the domain) -----------------------------------
 
   /// The current snapshot; never null.
@@ -84,11 +129,18 @@ public:
     return snapshot_.load(std::memory_order_acquire);
   }
 
-  /// Records a read at `now_ns` (clock time since its epoch).
-  void touch(std::int64_t now_ns) noexcept {
+  /// Records a read at `stamp` (clock time since its epoch; the snapshot
+  /// path passes access_stamp::current()). Writes only when `stamp` is later
+  /// than the recorded access, so repeated reads within one stamp leave the
+  /// slot's cache line clean; never moves the recorded access back.
+  void touch(std::int64_t stamp) noexcept {
     auto last = last_access_ns_.load(std::memory_order_relaxed);
-    if (now_ns - last >= access_granularity_ns || now_ns < last)
-      last_access_ns_.store(now_ns, std::memory_order_relaxed);
+    while (last < stamp
+           && !last_access_ns_.compare_exchange_weak(
+             last, stamp, std::memory_order_relaxed,
+             std::memory_order_relaxed)) {
+      // `last` was reloaded: retry while still older.
+    }
   }
 
   /// How often a new reference invalidated the cached object (Cache).
@@ -123,22 +175,30 @@ public:
     return last_access_ns_.load(std::memory_order_relaxed);
   }
 
-  /// Unconditionally records a read (used by the reflector's own reads).
+  /// Unconditionally records a read (used by the reflector's own reads,
+  /// which know their exact time; this may move a snapshot read's upper
+  /// bound back to the truth).
   void set_last_access_ns(std::int64_t x) noexcept {
     last_access_ns_.store(x, std::memory_order_relaxed);
   }
 
 private:
-  std::string key_;
+  // What every read touches: the first cache line (60 bytes; a key of up to
+  // 15 characters is stored inline).
   std::size_t hash_;
-  resource res_;
-  std::string ns_;
-  std::string name_;
-  epoch_domain& domain_;
   std::atomic<const object_snapshot*> snapshot_;
   std::atomic<std::int64_t> last_access_ns_{0};
+  std::string key_;
+  /// Where the namespace ends in key_ (names may not contain '/', but an
+  /// invalid one must not match another object).
+  std::uint32_t ns_size_;
+  // The rest.
+  std::string ns_;
+  std::string name_;
   std::atomic<bool> immutable_reported_{false};
+  resource res_;
   std::atomic<std::uint64_t> invalidations_{0};
+  epoch_domain& domain_;
 };
 
 } // namespace podref::detail

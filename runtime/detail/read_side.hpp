@@ -1,14 +1,17 @@
 // read_side: everything one manager shares with the threads that read.
 //
-// The manager actor is the only writer of `index`; each reflector is the only
-// writer of its slot; readers pin `domain` and look up without locks.
+// The manager actor is the only writer of `index` and `stamp`; each
+// reflector is the only writer of its slot's snapshot; readers pin `domain`
+// and look up without locks.
 // Reflectors hold the read_side through shared pointers (the counters alias
 // it), so the domain outlives every slot publisher, whatever order actors
 // terminate in.
 #pragma once
 
 #include <memory>
+#include <string_view>
 
+#include "podref/runtime/detail/access_stamp.hpp"
 #include "podref/runtime/detail/engine_counters.hpp"
 #include "podref/runtime/detail/epoch.hpp"
 #include "podref/runtime/detail/object_slot.hpp"
@@ -22,6 +25,22 @@ struct read_side {
   epoch_domain domain;
   snapshot_index<object_slot> index{domain};
   engine_counters counters;
+  /// What snapshot reads record as their access time.
+  access_stamp stamp;
+
+  /// Records a read served from `s`'s snapshot: no clock read, and a write
+  /// to the slot only once per recycling period (see access_stamp.hpp).
+  void record_read(object_slot& s) const noexcept {
+    s.touch(stamp.current());
+  }
+
+  /// The slot of `ns`/`name`, or null. Call under a pin of `domain`; the
+  /// slot stays valid until the pin is released.
+  object_slot* find(std::string_view ns, std::string_view name) const noexcept {
+    return index.find_if(hash_key(ns, name), [ns, name](const object_slot& s) {
+      return s.matches(ns, name);
+    });
+  }
 };
 
 using read_side_ptr = std::shared_ptr<read_side>;
