@@ -57,6 +57,11 @@ void cache_entry_state::r_stop() {
     self_->quit();
 }
 
+void cache_entry_state::on_new_source(object_source_actor src) {
+  // Fetches in flight finish at the old source (a dead one fails them).
+  cfg_.source = std::move(src);
+}
+
 bool cache_entry_state::fresh(const data& d) const {
   if (!d.last_update_ns)
     return false;
@@ -173,6 +178,9 @@ cache_entry(cache_entry_actor::stateful_pointer<cache_entry_state> self,
       self->state.invalidate(gen);
     },
     [self](r_stop_atom) { self->state.r_stop(); },
+    [self](new_src_atom, const object_source_actor& src) {
+      self->state.on_new_source(src);
+    },
   };
 }
 

@@ -26,6 +26,9 @@
 // Each change of the current state is published to the object's slot
 // (object, fetch time, invalidation generation) so that the facade serves
 // fresh hits without an actor round trip.
+//
+// A replaced source (new_src) is used from the next fetch on; the cached
+// state stays, as it would across an API server outage upstream.
 #pragma once
 
 #include <chrono>
@@ -102,6 +105,8 @@ struct cache_entry_state {
   void invalidate(std::uint64_t gen);
 
   void r_stop();
+
+  void on_new_source(object_source_actor src);
 
 private:
   bool fresh(const data& d) const;

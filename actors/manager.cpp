@@ -1,6 +1,8 @@
 #include "podref/actors/manager.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <utility>
 
 #include <caf/actor_cast.hpp>
@@ -8,6 +10,7 @@
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 #include <caf/spawn_options.hpp>
+#include <caf/system_messages.hpp>
 
 #include "podref/actors/cache_entry.hpp"
 #include "podref/actors/reflector.hpp"
@@ -17,17 +20,6 @@ namespace podref {
 namespace {
 
 using self_ptr = manager_actor::stateful_pointer<manager_state>;
-
-std::string pod_key(const pod_registration& r) {
-  std::string key;
-  key.reserve(r.ns.size() + r.name.size() + r.uid.size() + 2);
-  key += r.ns;
-  key += '\0';
-  key += r.name;
-  key += '\0';
-  key += r.uid;
-  return key;
-}
 
 std::int64_t now_ns(self_ptr self) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -91,17 +83,21 @@ bool keeps_objects(self_ptr self) {
   return self->state.cfg.strategy != strategy::get;
 }
 
-void add_ref(self_ptr self, const std::string& ns, const std::string& name,
-             const std::string& uid) {
+/// Adds one reference of `uid` to the object `key` (ns/name), spawning its
+/// actor on the first one.
+void add_ref(self_ptr self, hashed_key key, std::string_view ns,
+             std::string_view name, uid_id uid) {
   auto& st = self->state;
-  if (!keeps_objects(self))
-    return;
-  auto key = ns + '/' + name;
-  auto [i, added] = st.objects.try_emplace(std::move(key));
-  auto& entry = i->second;
-  if (added) {
-    entry.slot = std::make_shared<detail::object_slot>(
-      st.cfg.res, ns, name, st.cfg.read_side->domain);
+  auto i = st.objects.find(key);
+  if (i == st.objects.end()) {
+    auto slot = std::make_shared<detail::object_slot>(
+      st.cfg.res, std::string{ns}, std::string{name}, st.cfg.read_side->domain);
+    // The map's key views the slot's copy of the text.
+    i = st.objects.emplace(hashed_key{slot->key(), key.hash},
+                           manager_state::object_entry{})
+          .first;
+    auto& entry = i->second;
+    entry.slot = std::move(slot);
     st.cfg.read_side->index.insert(entry.slot);
     if (st.cfg.strategy == strategy::cache)
       entry.cache = spawn_cache_entry(self, entry.slot);
@@ -110,26 +106,32 @@ void add_ref(self_ptr self, const std::string& ns, const std::string& name,
     st.cfg.read_side->counters.referenced_objects.fetch_add(
       1, std::memory_order_relaxed);
   }
-  ++entry.refs[uid];
+  auto& entry = i->second;
+  if (entry.refs.add(uid))
+    st.uids.retain(uid); // each (object, uid) count holds its uid
   // Upstream's AddReference drops the cached value: the next read fetches,
   // even when another pod had it cached. Slot first (see the header).
   if (entry.cache)
     self->send(entry.cache, invalidate_atom::value, entry.slot->invalidate());
 }
 
-void del_ref(self_ptr self, const std::string& ns, const std::string& name,
-             const std::string& uid) {
+/// Drops one reference of `uid` from the object `key`, stopping its actor
+/// with the last one.
+void del_ref(self_ptr self, hashed_key key, uid_id uid) {
   auto& st = self->state;
-  auto i = st.objects.find(ns + '/' + name);
+  auto i = st.objects.find(key);
   if (i == st.objects.end())
     return;
   auto& refs = i->second.refs;
-  auto j = refs.find(uid);
-  if (j == refs.end())
-    return; // a uid that never referenced the object: ignored (see header)
-  if (--j->second > 0)
-    return;
-  refs.erase(j);
+  switch (refs.remove(uid)) {
+    case ref_counts::removal::absent:
+      return; // a uid that never referenced the object: ignored (see header)
+    case ref_counts::removal::decremented:
+      return;
+    case ref_counts::removal::erased:
+      st.uids.release(uid);
+      break;
+  }
   if (!refs.empty())
     return;
   // Last reference gone: unpublish first, so that readers fall back to the
@@ -144,44 +146,104 @@ void del_ref(self_ptr self, const std::string& ns, const std::string& name,
     1, std::memory_order_relaxed);
 }
 
+/// The store-level operations by name (add_ref / del_ref messages).
+void add_ref_by_name(self_ptr self, const std::string& ns,
+                     const std::string& name, const std::string& uid) {
+  auto& st = self->state;
+  if (!keeps_objects(self))
+    return;
+  auto key = object_key_of(ns, name);
+  auto id = st.uids.acquire(hashed_key{uid}); // held for the call
+  add_ref(self, hashed_key{key}, ns, name, id);
+  st.uids.release(id);
+}
+
+void del_ref_by_name(self_ptr self, const std::string& ns,
+                     const std::string& name, const std::string& uid) {
+  auto& st = self->state;
+  if (auto id = st.uids.find(hashed_key{uid}); id != 0)
+    del_ref(self, hashed_key{object_key_of(ns, name)}, id);
+}
+
+void add_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
+  for (std::size_t k = 0; k < reg.object_count(); ++k)
+    add_ref(self, reg.object_key(k), reg.ns(), reg.object_name(k), uid);
+}
+
 void register_pod(self_ptr self, const pod_registration_ptr& reg) {
   auto& st = self->state;
   if (!keeps_objects(self))
     return; // Get: upstream's simple managers keep no bookkeeping
-  auto [i, added] = st.pods.try_emplace(pod_key(*reg), reg);
-  if (added) {
+  auto i = st.pods.find(reg->pod_key());
+  if (i == st.pods.end()) {
+    auto uid = st.uids.acquire(reg->uid_key()); // held while registered
+    st.pods.emplace(reg->pod_key(), manager_state::pod_entry{reg, uid});
     st.cfg.read_side->counters.registered_pods.fetch_add(
       1, std::memory_order_relaxed);
-    for (auto& name : reg->names)
-      add_ref(self, reg->ns, name, reg->uid);
+    add_refs(self, *reg, uid);
     return;
   }
   // Re-registration: apply only the difference (upstream since PR #120255),
-  // so names in both versions keep their counts and their reflectors.
-  auto prev = std::exchange(i->second, reg);
-  const auto& now = reg->names;
-  const auto& old = prev->names; // both sorted and distinct
-  for (auto& name : now)
-    if (!std::binary_search(old.begin(), old.end(), name))
-      add_ref(self, reg->ns, name, reg->uid);
-  for (auto& name : old)
-    if (!std::binary_search(now.begin(), now.end(), name))
-      del_ref(self, prev->ns, name, prev->uid);
+  // so names in both versions keep their counts and their reflectors. The
+  // entry's key views the registration's text: re-key it to the new one.
+  auto node = st.pods.extract(i);
+  auto prev = std::exchange(node.mapped().reg, reg);
+  auto uid = node.mapped().uid;
+  node.key() = reg->pod_key();
+  st.pods.insert(std::move(node));
+  // Both key lists are sorted and distinct: one merge finds the difference.
+  const auto& now = *reg;
+  const auto& old = *prev;
+  std::size_t a = 0;
+  std::size_t b = 0;
+  while (a < now.object_count() || b < old.object_count()) {
+    // <0: only in the new version; >0: only in the old one; 0: in both.
+    int order = a == now.object_count()   ? 1
+                : b == old.object_count() ? -1
+                : now.object_key(a).text.compare(old.object_key(b).text);
+    if (order < 0) {
+      add_ref(self, now.object_key(a), now.ns(), now.object_name(a), uid);
+      ++a;
+    } else if (order > 0) {
+      del_ref(self, old.object_key(b), uid);
+      ++b;
+    } else {
+      ++a;
+      ++b;
+    }
+  }
 }
 
 void unregister_pod(self_ptr self, const pod_registration& key) {
   auto& st = self->state;
-  auto i = st.pods.find(pod_key(key));
+  auto i = st.pods.find(key.pod_key());
   if (i == st.pods.end())
     return;
-  auto prev = std::move(i->second);
+  // The stored pod's names, not the argument's: callers may unregister with
+  // an empty spec.
+  auto entry = std::move(i->second);
   st.pods.erase(i);
   st.cfg.read_side->counters.registered_pods.fetch_sub(
     1, std::memory_order_relaxed);
-  // The stored pod's names, not the argument's: callers may unregister with
-  // an empty spec.
-  for (auto& name : prev->names)
-    del_ref(self, prev->ns, name, prev->uid);
+  for (std::size_t k = 0; k < entry.reg->object_count(); ++k)
+    del_ref(self, entry.reg->object_key(k), entry.uid);
+  st.uids.release(entry.uid);
+}
+
+/// The entry of the object ns/name, or objects.end().
+auto find_object(manager_state& st, const std::string& ns,
+                 const std::string& name) {
+  auto key = object_key_of(ns, name);
+  return st.objects.find(hashed_key{key});
+}
+
+/// Publishes the access stamp that snapshot reads record until the next
+/// timer pass (detail/access_stamp.hpp).
+void open_access_period(self_ptr self) {
+  auto period = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  self->state.cfg.recycle_period)
+                  .count();
+  self->state.cfg.read_side->stamp.open_period(now_ns(self), period);
 }
 
 void recycle(self_ptr self) {
@@ -201,9 +263,99 @@ void recycle(self_ptr self) {
   }
 }
 
+// -- source replacement ---------------------------------------------------------
+
+/// Watches the source for its death. One monitor, held by the manager: a
+/// monitor (or link) per reflector would put an attachable per reflector on
+/// the source actor, and CAF 0.17 searches an actor's attachables linearly
+/// on every demonitor and exit, which made teardown of 100k reflectors
+/// quadratic before (see watch_for_failure).
+void monitor_source(self_ptr self) {
+  if (self->state.cfg.source)
+    self->monitor(self->state.cfg.source);
+}
+
+/// Makes `src` the source of the manager and of every object actor.
+void adopt_source(self_ptr self, object_source_actor src) {
+  auto& st = self->state;
+  if (st.cfg.source && st.cfg.source.address() != src.address())
+    self->demonitor(st.cfg.source.address());
+  st.cfg.source = std::move(src);
+  st.lost_source = caf::actor_addr{};
+  ++st.resolve_gen;
+  monitor_source(self);
+  for (auto& kvp : st.objects) {
+    if (kvp.second.reflector)
+      self->send(kvp.second.reflector, new_src_atom::value, st.cfg.source);
+    if (kvp.second.cache)
+      self->send(kvp.second.cache, new_src_atom::value, st.cfg.source);
+  }
+}
+
+/// Asks the resolver for a replacement of the lost source; asks again later
+/// while it answers the dead one (e.g. a restart has not published the new
+/// server yet).
+void resolve_source(self_ptr self) {
+  auto& st = self->state;
+  if (!st.lost_source || !st.cfg.resolve_source)
+    return;
+  auto next = st.cfg.resolve_source();
+  if (!next) {
+    st.lost_source = caf::actor_addr{}; // gone for good: stop asking
+    return;
+  }
+  if (next.address() != st.lost_source) {
+    adopt_source(self, std::move(next));
+    return;
+  }
+  auto shift = std::min<std::uint32_t>(st.resolve_attempts++, 30);
+  auto delay = std::min(st.cfg.resolve_initial * (std::int64_t{1} << shift),
+                        st.cfg.resolve_cap);
+  self->delayed_send(self, delay, src_retry_atom::value, st.resolve_gen);
+}
+
+void on_source_down(self_ptr self, const caf::actor_addr& who) {
+  auto& st = self->state;
+  if (!st.cfg.source || who != st.cfg.source.address())
+    return;
+  st.lost_source = who;
+  st.resolve_attempts = 0;
+  ++st.resolve_gen;
+  resolve_source(self);
+}
+
 void command_done(self_ptr self) {
   self->state.cfg.read_side->counters.pending_commands.fetch_sub(
     1, std::memory_order_relaxed);
+}
+
+/// Commands one drain message applies before yielding to other messages.
+constexpr std::size_t drain_batch = 4096;
+
+/// Applies up to `limit` commands from the inbox; true if some are left.
+bool apply_commands(self_ptr self, std::size_t limit) {
+  auto& st = self->state;
+  if (!st.cfg.inbox)
+    return false;
+  for (std::size_t n = 0; n < limit; ++n) {
+    if (st.pending.empty()) {
+      if (st.cfg.inbox->idle())
+        return false;
+      st.pending = st.cfg.inbox->take();
+    }
+    std::unique_ptr<detail::command> cmd{st.pending.pop()};
+    if (cmd->what == detail::command::kind::reg)
+      register_pod(self, cmd->reg);
+    else
+      unregister_pod(self, *cmd->reg);
+    command_done(self);
+  }
+  return !st.pending.empty() || !st.cfg.inbox->idle();
+}
+
+/// Applies every command pushed before the current message was sent.
+void catch_up(self_ptr self) {
+  apply_commands(self, std::numeric_limits<std::size_t>::max());
 }
 
 } // namespace
@@ -226,25 +378,38 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
   // exists. A pass sent now would run after registrations already queued
   // and stop watches that synced meanwhile and were never read: the first
   // pass comes one period from now.
+  open_access_period(self);
   if (self->state.cfg.strategy == strategy::watch
       && self->state.cfg.recycle_period.count() > 0)
     self->delayed_send(self, self->state.cfg.recycle_period,
                        recycle_atom::value);
+  monitor_source(self);
+  self->set_down_handler(
+    [self](caf::down_msg& dm) { on_source_down(self, dm.source); });
   return {
     [self](reg_pod_atom, const pod_registration_ptr& reg) {
+      catch_up(self);
       register_pod(self, reg);
       command_done(self);
     },
     [self](unreg_pod_atom, const pod_registration_ptr& reg) {
+      catch_up(self);
       unregister_pod(self, *reg);
       command_done(self);
     },
     [self](add_ref_atom, const std::string& ns, const std::string& name,
-           const std::string& uid) { add_ref(self, ns, name, uid); },
+           const std::string& uid) {
+      catch_up(self);
+      add_ref_by_name(self, ns, name, uid);
+    },
     [self](del_ref_atom, const std::string& ns, const std::string& name,
-           const std::string& uid) { del_ref(self, ns, name, uid); },
+           const std::string& uid) {
+      catch_up(self);
+      del_ref_by_name(self, ns, name, uid);
+    },
     [self](get_obj_atom, const std::string& ns,
            const std::string& name) -> caf::result<api_object> {
+      catch_up(self);
       auto& st = self->state;
       if (!keeps_objects(self)) {
         // Get: a live read, registered or not; the API's errors as they are.
@@ -253,7 +418,7 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
         return self->delegate(st.cfg.source, caf::get_atom::value, st.cfg.res,
                               ns, name, std::string{});
       }
-      auto i = st.objects.find(ns + '/' + name);
+      auto i = find_object(st, ns, name);
       if (i == st.objects.end())
         return make_caf_error(not_registered_error(ns, name));
       if (i->second.cache)
@@ -261,22 +426,37 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
       return self->delegate(i->second.reflector, get_obj_atom::value);
     },
     [self](immut_atom, const std::string& ns, const std::string& name) {
-      auto i = self->state.objects.find(ns + '/' + name);
+      catch_up(self);
+      auto i = find_object(self->state, ns, name);
       if (i != self->state.objects.end() && i->second.reflector)
         self->send(i->second.reflector, immut_atom::value);
     },
     [self](recycle_atom) {
-      recycle(self);
-      // The timer re-arms itself; recycles sent by others (tests) do not.
+      // The timer re-arms itself; recycles sent by others (tests) do not,
+      // and only timer passes (or any pass without a timer) move the
+      // access stamp.
       auto period = self->state.cfg.recycle_period;
-      if (period.count() > 0 && self->current_sender() == self->ctrl())
+      bool timer = period.count() > 0 && self->current_sender() == self->ctrl();
+      if (timer || period.count() == 0)
+        open_access_period(self);
+      recycle(self);
+      if (timer)
         self->delayed_send(self, period, recycle_atom::value);
     },
-    [](sync_atom) { return caf::ok_atom::value; },
+    [self](sync_atom) {
+      catch_up(self);
+      return caf::ok_atom::value;
+    },
+    [self](drain_atom) {
+      // Yield to other messages between batches; the inbox's pushers send
+      // one drain per batch, so re-arm while commands are left.
+      if (apply_commands(self, drain_batch))
+        self->send(self, drain_atom::value);
+    },
     [self](obj_down_atom, const std::string& key, const caf::actor_addr& who) {
       // A failed object actor (e.g. a handler threw) is replaced at once on
       // the same slot, unless the entry has moved on since.
-      auto i = self->state.objects.find(key);
+      auto i = self->state.objects.find(hashed_key{key});
       if (i == self->state.objects.end())
         return;
       auto& e = i->second;
@@ -286,8 +466,21 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
         e.reflector = spawn_reflector(self, e.slot);
     },
     [self](refs_atom, const std::string& ns, const std::string& name) {
-      auto i = self->state.objects.find(ns + '/' + name);
-      return i == self->state.objects.end() ? ref_map{} : i->second.refs;
+      catch_up(self);
+      auto& st = self->state;
+      ref_map res;
+      if (auto i = find_object(st, ns, name); i != st.objects.end())
+        i->second.refs.for_each(
+          [&](uid_id id, int n) { res.emplace(st.uids.text(id), n); });
+      return res;
+    },
+    [self](new_src_atom, object_source_actor& src) {
+      if (src && src.address() != self->state.cfg.source.address())
+        adopt_source(self, std::move(src));
+    },
+    [self](src_retry_atom, std::uint64_t gen) {
+      if (gen == self->state.resolve_gen)
+        resolve_source(self);
     },
   };
 }

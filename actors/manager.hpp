@@ -20,17 +20,29 @@
 // - reads reach a reflector only through the manager, in order with its stop
 //   message, so no read can restart a reflector after its last reference
 //   went (upstream's Get can, reference section 3.10).
+//
+// Source replacement: the manager monitors its source. When it goes down,
+// the manager asks its resolver for the current one (retrying on the actor
+// clock while the resolver still answers the dead one) and tells every
+// object actor the new source with new_src. Without a resolver nothing is
+// replaced: reflectors keep retrying the dead source with their backoff,
+// synced objects keep serving their last state and other reads time out,
+// until the embedder sends new_src to the manager.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
-#include <unordered_map>
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "podref/actors/ref_counts.hpp"
+#include "podref/actors/uid_table.hpp"
 #include "podref/messages/actor_types.hpp"
+#include "podref/messages/hashed_key.hpp"
+#include "podref/runtime/detail/command_inbox.hpp"
 #include "podref/runtime/detail/read_side.hpp"
 #include "podref/runtime/node_ttl.hpp"
 #include "podref/runtime/strategy.hpp"
@@ -42,7 +54,18 @@ struct manager_config {
   /// How objects are kept (default: Watch, as upstream).
   podref::strategy strategy = strategy::watch;
   object_source_actor source;
+  /// Finds the current source after `source` went down (e.g. the handle of
+  /// a restarted API server); may be empty. Called on the manager's thread,
+  /// so it must not block. A null answer means "no source any more": the
+  /// manager stops asking.
+  std::function<object_source_actor()> resolve_source;
+  /// Delay between two questions to resolve_source while it answers the
+  /// dead source: starts here and doubles up to the cap.
+  caf::timespan resolve_initial = std::chrono::milliseconds(10);
+  caf::timespan resolve_cap = std::chrono::seconds(1);
   detail::read_side_ptr read_side;
+  /// Registrations pushed by the facade (null: messages only).
+  std::shared_ptr<detail::command_inbox> inbox;
   /// How long a read waits for the first sync.
   caf::timespan sync_timeout = std::chrono::seconds(1);
   /// Reflector retry backoff: first delay and cap.
@@ -72,7 +95,7 @@ struct manager_state {
   /// sum is upstream's count, since the manager only deletes references it
   /// added.
   struct object_entry {
-    ref_map refs;
+    ref_counts refs;
     reflector_actor reflector;
     cache_entry_actor cache;
     std::shared_ptr<detail::object_slot> slot;
@@ -87,10 +110,28 @@ struct manager_state {
   ~manager_state();
 
   manager_config cfg;
-  std::unordered_map<std::string, pod_registration_ptr> pods;
-  /// Keyed by "ns/name", the slot key.
-  std::unordered_map<std::string, object_entry> objects;
+  /// A registered pod: its current registration and its interned uid.
+  struct pod_entry {
+    pod_registration_ptr reg;
+    uid_id uid = 0;
+  };
+
+  /// Keyed by the registration's key (ns, name, uid), viewing reg's text.
+  hashed_map<pod_entry> pods;
+  /// Keyed by "ns/name", viewing the slot's key.
+  hashed_map<object_entry> objects;
+  /// Uids held by registered pods and by the (object, uid) counts.
+  uid_table uids;
+  /// Commands taken from the inbox and not applied yet.
+  detail::command_batch pending;
   std::uint64_t spawned = 0;
+
+  /// Source recovery: the source that went down while no replacement is
+  /// known (null otherwise), and the generation and count of the questions
+  /// to the resolver since then.
+  caf::actor_addr lost_source;
+  std::uint64_t resolve_gen = 0;
+  std::uint32_t resolve_attempts = 0;
 };
 
 manager_actor::behavior_type

@@ -93,10 +93,12 @@ caf::error check_input(const api_object& obj) {
 
 /// Logs a read, then consumes one injected fault of its verb, if any. The
 /// order matters: a failed call still counts, as with client-go's fake.
-caf::error record(state_type& st, source_verb verb, resource res,
+caf::error record(server_pointer self, source_verb verb, resource res,
                   const std::string& ns, const std::string& name,
                   const std::string& rv = {}) {
+  auto& st = self->state;
   st.actions.push_back(source_action{verb, res, ns, name, rv});
+  st.action_times.push_back(self->clock().now().time_since_epoch());
   auto i = st.faults.find(verb);
   if (i == st.faults.end())
     return {};
@@ -109,17 +111,24 @@ caf::error record(state_type& st, source_verb verb, resource res,
 list_result list_now(const state_type& st, resource res, const std::string& ns,
                      const std::string& name) {
   list_result result;
-  auto i = st.objects.find(key_of(res, ns, name));
-  if (i != st.objects.end())
+  auto i = st.store->objects.find(key_of(res, ns, name));
+  if (i != st.store->objects.end())
     result.items.push_back(i->second);
-  result.resource_version = std::to_string(st.version);
+  result.resource_version = std::to_string(st.store->version);
   return result;
 }
 
+/// Sends one event; a watch that reaches close_k's limit is marked and
+/// gets nothing more until end_closing ends it.
 void send_event(server_pointer self, watch_id id,
                 state_type::watch_entry& w, const watch_event& ev) {
   w.after = std::max(w.after, ev.resource_version);
   self->send(w.watcher, w_event_atom::value, id, ev);
+  auto& st = self->state;
+  if (st.close_every != 0 && ++w.delivered >= st.close_every) {
+    w.closing = true;
+    st.closing.push_back(id);
+  }
 }
 
 /// Sends `ev` to the watches of `key` only.
@@ -131,7 +140,8 @@ void fan_out(server_pointer self, const object_key& key,
     return;
   for (auto id : i->second) {
     auto w = st.watches.find(id);
-    if (w != st.watches.end() && ev.resource_version > w->second.after)
+    if (w != st.watches.end() && !w->second.closing
+        && ev.resource_version > w->second.after)
       send_event(self, id, w->second, ev);
   }
 }
@@ -150,20 +160,23 @@ void remember(state_type& st, const object_key& key, const watch_event& ev) {
   st.history.push_back(state_type::history_entry{key, ev});
 }
 
+void end_closing(server_pointer self);
+
 /// Applies one write: a new version, the stored copy, history and fan-out.
 /// Returns the stored copy (for DELETED: the last state at the new version).
 api_object commit(server_pointer self, const object_key& key, api_object obj,
                   watch_event_type type) {
   auto& st = self->state;
-  auto rv = ++st.version;
+  auto rv = ++st.store->version;
   auto stored = stamped(obj, std::get<1>(key), rv);
   if (type == watch_event_type::deleted)
-    st.objects.erase(key);
+    st.store->objects.erase(key);
   else
-    st.objects[key] = stored;
+    st.store->objects[key] = stored;
   watch_event ev{type, stored, rv};
   remember(st, key, ev);
   fan_out(self, key, ev);
+  end_closing(self);
   return stored;
 }
 
@@ -197,6 +210,21 @@ void drop_watches_of(server_pointer self, const caf::actor_addr& watcher) {
   for (auto id : ids)
     if (auto i = st.watches.find(id); i != st.watches.end())
       drop_watch(self, i);
+}
+
+/// Ends the watches marked by send_event normally: the watcher watches
+/// again from the last version it saw.
+void end_closing(server_pointer self) {
+  auto& st = self->state;
+  auto ids = std::move(st.closing);
+  st.closing.clear();
+  for (auto id : ids) {
+    auto i = st.watches.find(id);
+    if (i == st.watches.end())
+      continue;
+    self->send(i->second.watcher, w_end_atom::value, id, caf::error{});
+    drop_watch(self, i);
+  }
 }
 
 void release_list(server_pointer self, std::uint64_t id) {
@@ -233,8 +261,8 @@ caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
   promise.deliver(id);
   if (from_rv == 0) {
     // Start now: the current state, as the API server's watch cache does.
-    auto i = st.objects.find(key);
-    if (i != st.objects.end())
+    auto i = st.store->objects.find(key);
+    if (i != st.store->objects.end())
       send_event(self, id, w,
                  watch_event{watch_event_type::added, i->second,
                              i->second.resource_version()});
@@ -244,12 +272,15 @@ caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
       [](std::uint64_t rv, const state_type::history_entry& x) {
         return rv < x.event.resource_version;
       });
-    for (auto i = first; i != st.history.end(); ++i)
+    for (auto i = first; i != st.history.end() && !w.closing; ++i)
       if (i->key == key)
         send_event(self, id, w, i->event);
   }
   // Live events only from here; covers a from_rv ahead of the server, too.
-  w.after = std::max(w.after, st.version);
+  // A watch that closes now is re-opened from the last event it sent.
+  if (!w.closing)
+    w.after = std::max(w.after, st.store->version);
+  end_closing(self);
   return promise;
 }
 
@@ -274,7 +305,12 @@ memory_api_server_state::~memory_api_server_state() {
 memory_api_server_actor::behavior_type memory_api_server(
   memory_api_server_actor::stateful_pointer<memory_api_server_state> self,
   memory_api_server_config cfg) {
-  self->state.history_capacity = cfg.history_capacity;
+  auto& st = self->state;
+  st.history_capacity = cfg.history_capacity;
+  st.store = cfg.store ? std::move(cfg.store)
+                       : std::make_shared<memory_api_server_store>();
+  // A new incarnation has no history: every older version is compacted.
+  st.compacted = st.store->version;
   self->set_down_handler(
     [self](caf::down_msg& dm) { drop_watches_of(self, dm.source); });
   self->set_default_handler(
@@ -295,10 +331,10 @@ memory_api_server_actor::behavior_type memory_api_server(
       // Memory is always current: "" and "0" read the same, only the
       // action log tells them apart.
       auto& st = self->state;
-      if (auto err = record(st, source_verb::get, res, ns, name, rv))
+      if (auto err = record(self, source_verb::get, res, ns, name, rv))
         return err;
-      auto i = st.objects.find(key_of(res, ns, name));
-      if (i == st.objects.end())
+      auto i = st.store->objects.find(key_of(res, ns, name));
+      if (i == st.store->objects.end())
         return make_caf_error(api_not_found_error(res, name));
       return i->second;
     },
@@ -307,7 +343,7 @@ memory_api_server_actor::behavior_type memory_api_server(
            const std::string& rv) -> caf::result<list_result> {
       // The requested resourceVersion does not matter: memory is current.
       auto& st = self->state;
-      auto err = record(st, source_verb::list, res, ns, name, rv);
+      auto err = record(self, source_verb::list, res, ns, name, rv);
       if (st.hold <= caf::timespan{0}) {
         if (err)
           return err;
@@ -328,7 +364,7 @@ memory_api_server_actor::behavior_type memory_api_server(
            const std::string& name, const std::string& from,
            const watcher_actor& watcher) -> caf::result<watch_id> {
       auto& st = self->state;
-      if (auto err = record(st, source_verb::watch, res, ns, name))
+      if (auto err = record(self, source_verb::watch, res, ns, name))
         return err;
       if (!watcher)
         return podref_error(errc::invalid_argument,
@@ -354,7 +390,7 @@ memory_api_server_actor::behavior_type memory_api_server(
       if (auto err = check_input(obj))
         return err;
       auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
-      if (self->state.objects.count(key) != 0)
+      if (self->state.store->objects.count(key) != 0)
         return podref_error(errc::invalid_argument,
                             std::string{plural_name(obj.kind())} + " \""
                               + obj.meta().name + "\" already exists");
@@ -365,7 +401,7 @@ memory_api_server_actor::behavior_type memory_api_server(
       if (auto err = check_input(obj))
         return err;
       auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
-      if (self->state.objects.count(key) == 0)
+      if (self->state.store->objects.count(key) == 0)
         return make_caf_error(api_not_found_error(obj.kind(),
                                                   obj.meta().name));
       return commit(self, key, obj, watch_event_type::modified);
@@ -374,7 +410,7 @@ memory_api_server_actor::behavior_type memory_api_server(
       if (auto err = check_input(obj))
         return err;
       auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
-      auto type = self->state.objects.count(key) != 0
+      auto type = self->state.store->objects.count(key) != 0
                     ? watch_event_type::modified
                     : watch_event_type::added;
       return commit(self, key, obj, type);
@@ -382,15 +418,18 @@ memory_api_server_actor::behavior_type memory_api_server(
     [self](caf::delete_atom, resource res, const std::string& ns,
            const std::string& name) -> caf::result<caf::ok_atom> {
       auto key = key_of(res, ns, name);
-      auto i = self->state.objects.find(key);
-      if (i == self->state.objects.end())
+      auto i = self->state.store->objects.find(key);
+      if (i == self->state.store->objects.end())
         return make_caf_error(api_not_found_error(res, name));
       commit(self, key, i->second, watch_event_type::deleted);
       return caf::ok_atom::value;
     },
     // -- test hooks ---------------------------------------------------------
     [self](actions_atom) { return self->state.actions; },
-    [self](clear_atom) { self->state.actions.clear(); },
+    [self](clear_atom) {
+      self->state.actions.clear();
+      self->state.action_times.clear();
+    },
     [self](fail_atom, source_verb verb, std::uint32_t n,
            const error_info& err) {
       if (n == 0)
@@ -412,16 +451,28 @@ memory_api_server_actor::behavior_type memory_api_server(
     [self](expire_atom) {
       auto& st = self->state;
       st.history.clear();
-      st.compacted = st.version;
+      st.compacted = st.store->version;
     },
     [self](bookmark_atom) {
       auto& st = self->state;
       for (auto& [id, w] : st.watches)
-        send_event(self, id, w,
-                   watch_event{watch_event_type::bookmark, api_object{},
-                               st.version});
+        if (!w.closing)
+          send_event(self, id, w,
+                     watch_event{watch_event_type::bookmark, api_object{},
+                                 st.store->version});
+      end_closing(self);
     },
     [self](watches_atom) { return self->state.watches.size(); },
+    [self](close_k_atom, std::uint32_t k) { self->state.close_every = k; },
+    [self](times_atom) { return self->state.action_times; },
+    [self](peek_atom, resource res, const std::string& ns,
+           const std::string& name) -> caf::result<api_object> {
+      auto& objects = self->state.store->objects;
+      auto i = objects.find(key_of(res, ns, name));
+      if (i == objects.end())
+        return make_caf_error(api_not_found_error(res, name));
+      return i->second;
+    },
   };
 }
 

@@ -25,13 +25,23 @@
 // - a held list is answered with the state at release time; faults are
 //   decided on arrival and delivered at release as well;
 // - when the server exits, open watches end with errc::shut_down and held
-//   lists fail with it.
+//   lists fail with it;
+// - objects and the cluster resourceVersion live in a store that outlives
+//   the actor: a server spawned over the store of a dead one continues with
+//   the same objects and versions, like an API server restarted over the
+//   same etcd. Event history, watches, faults and the action log belong to
+//   the actor and do not survive: the new history starts empty, so watches
+//   from any version older than the store's current one answer expired and
+//   their reflectors list again;
+// - close_k(k) ends a watch after k events, and after its k-th event only:
+//   what a catch-up replay had left is not sent.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -50,16 +60,32 @@
 
 namespace podref {
 
+/// What an API server keeps across restarts (etcd's part): the objects and
+/// the cluster-wide resourceVersion. At most one server actor may use a
+/// store at a time; spawn a replacement only after the previous server has
+/// terminated (runtime/api_server's restart() waits for that).
+struct memory_api_server_store {
+  /// Identifies an object: resource, namespace, name.
+  using object_key = std::tuple<resource, std::string, std::string>;
+
+  std::map<object_key, api_object> objects;
+  /// The cluster-wide resourceVersion of the last write.
+  std::uint64_t version = 0;
+};
+
+using memory_api_server_store_ptr = std::shared_ptr<memory_api_server_store>;
+
 /// Settings of one in-memory API server.
 struct memory_api_server_config {
   /// Most events kept for resuming watches; older ones are compacted away.
   std::size_t history_capacity = 1000;
+  /// The objects and version to serve; null: a new, empty store.
+  memory_api_server_store_ptr store;
 };
 
 /// The state of the in-memory API server actor.
 struct memory_api_server_state {
-  /// Identifies an object: resource, namespace, name.
-  using object_key = std::tuple<resource, std::string, std::string>;
+  using object_key = memory_api_server_store::object_key;
 
   /// One event of the history, for replaying to resumed watches.
   struct history_entry {
@@ -73,6 +99,10 @@ struct memory_api_server_state {
     /// Only events with a newer resourceVersion go to this watch.
     std::uint64_t after = 0;
     watcher_actor watcher;
+    /// Events sent so far (for close_k).
+    std::uint64_t delivered = 0;
+    /// Reached close_k's limit: sent nothing more, ended by end_closing.
+    bool closing = false;
   };
 
   /// A list waiting for its hold to expire.
@@ -98,11 +128,10 @@ struct memory_api_server_state {
   /// Ends open watches and held lists with errc::shut_down.
   ~memory_api_server_state();
 
-  std::map<object_key, api_object> objects;
-  /// The cluster-wide resourceVersion of the last write.
-  std::uint64_t version = 0;
+  /// Objects and the cluster-wide resourceVersion; never null.
+  memory_api_server_store_ptr store;
   /// The newest version no longer in `history`; watches from an older
-  /// version fail with errc::expired.
+  /// version fail with errc::expired. Starts at the store's version.
   std::uint64_t compacted = 0;
   std::deque<history_entry> history;
   std::size_t history_capacity = 1000;
@@ -114,7 +143,14 @@ struct memory_api_server_state {
   std::map<caf::actor_addr, std::set<watch_id>> watchers;
   watch_id next_watch_id = 1;
   std::vector<source_action> actions;
+  /// When each action was recorded (actor clock, since its epoch).
+  std::vector<caf::timespan> action_times;
   std::map<source_verb, fault> faults;
+  /// close_k: events after which a watch ends normally; 0: never.
+  std::uint32_t close_every = 0;
+  /// Watches that reached close_every, to end once the current fan-out is
+  /// done (ending one edits the maps the fan-out iterates).
+  std::vector<watch_id> closing;
   caf::timespan hold{0};
   std::map<std::uint64_t, held_list> held;
   std::uint64_t next_hold_id = 1;

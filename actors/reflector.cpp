@@ -1,6 +1,7 @@
 #include "podref/actors/reflector.hpp"
 
 #include <algorithm>
+#include <random>
 #include <utility>
 
 #include <caf/actor_cast.hpp>
@@ -148,6 +149,26 @@ void reflector_state::on_retry(std::uint64_t gen) {
     start_watch();
 }
 
+void reflector_state::on_new_source(const object_source_actor& src) {
+  if (src.address() == cfg_.source.address())
+    return;
+  // Cancel our watch at the old source (a no-op if it is dead), then forget
+  // it: watch ids are per source. The generation bump of the next step
+  // makes the old source's late replies and our pending retry stale.
+  close_watch(true);
+  cfg_.source = src;
+  max_seen_watch_.reset();
+  backoff_base_ = cfg_.backoff_initial;
+  if (running_) {
+    // A synced object keeps being served meanwhile, as with an API server
+    // that is unreachable for a while.
+    start_list();
+  } else {
+    // Stopped (idle or immutable): the next read restarts at `src`.
+    enter(phase::idle);
+  }
+}
+
 void reflector_state::on_sync_timeout(std::uint64_t read_id) {
   // Only the read gives up; the reflector keeps listing (upstream's Get
   // stops waiting after 1 s but leaves the reflector running).
@@ -216,7 +237,8 @@ void reflector_state::start_watch() {
     ->request(cfg_.source, caf::infinite, watch_atom::value, cfg_.res,
               cfg_.slot->ns(), cfg_.slot->name(), last_rv_,
               caf::actor_cast<watcher_actor>(self_))
-    .then([this, gen](watch_id id) { on_watch_opened(gen, id); },
+    .then([this, gen, src = cfg_.source](
+            watch_id id) { on_watch_opened(gen, src, id); },
           [this, gen](caf::error& err) {
             if (gen == gen_)
               on_failure(err, step::watch);
@@ -241,7 +263,14 @@ void reflector_state::on_list(list_result& res) {
     enter(phase::idle);
 }
 
-void reflector_state::on_watch_opened(std::uint64_t gen, watch_id id) {
+void reflector_state::on_watch_opened(std::uint64_t gen,
+                                      const object_source_actor& src,
+                                      watch_id id) {
+  if (src.address() != cfg_.source.address()) {
+    // Opened at a source we have left since: close it there.
+    caf::anon_send(src, cancel_atom::value, id);
+    return;
+  }
   if (!max_seen_watch_ || id > *max_seen_watch_)
     max_seen_watch_ = id;
   if (gen != gen_) {
@@ -281,6 +310,8 @@ caf::timespan reflector_state::next_backoff() {
 }
 
 bool reflector_state::accepts(watch_id id) const {
+  if (from_other_source())
+    return false;
   if (watch_ && *watch_ == id)
     return true;
   // A source may send the first events of a new watch before its reply
@@ -288,6 +319,16 @@ bool reflector_state::accepts(watch_id id) const {
   // belongs to the watch we are opening, anything else to a stale one.
   return phase_ == phase::opening_watch
          && (!max_seen_watch_ || id > *max_seen_watch_);
+}
+
+bool reflector_state::from_other_source() const {
+  // Sources send events as themselves; only a dying source ends its watches
+  // anonymously, and a source is replaced only after it died, so its ends
+  // arrive before new_src. An embedder may replace a live source, though:
+  // its later events name it and are dropped here, since watch ids of two
+  // sources may collide.
+  const auto& sender = self_->current_sender();
+  return sender && cfg_.source && sender.get() != cfg_.source->ctrl();
 }
 
 void reflector_state::close_watch(bool cancel) {
@@ -363,6 +404,9 @@ reflector(reflector_actor::stateful_pointer<reflector_state> self,
       self->state.idle_chk(max_idle);
     },
     [self](r_stop_atom) { self->state.r_stop(); },
+    [self](new_src_atom, const object_source_actor& src) {
+      self->state.on_new_source(src);
+    },
     [self](retry_atom, std::uint64_t gen) { self->state.on_retry(gen); },
     [self](sync_to_atom, std::uint64_t read_id) {
       self->state.on_sync_timeout(read_id);

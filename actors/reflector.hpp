@@ -12,6 +12,12 @@
 //
 // Everything runs on the actor clock (delayed_send), so tests drive it in
 // virtual time; nothing blocks and nothing throws.
+//
+// The source may be replaced (new_src, from the manager when its API server
+// was restarted): the reflector then abandons what it had in flight at the
+// old source and lists again at the new one, from the last version it saw,
+// while a synced object keeps being served. Replies and watch events of a
+// source it has left are ignored.
 #pragma once
 
 #include <chrono>
@@ -19,7 +25,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 
 #include <caf/make_message.hpp> // caf/result.hpp needs it first
@@ -28,6 +33,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include "podref/actors/small_rng.hpp"
 #include "podref/messages/actor_types.hpp"
 #include "podref/runtime/detail/engine_counters.hpp"
 #include "podref/runtime/detail/object_slot.hpp"
@@ -94,6 +100,8 @@ struct reflector_state {
 
   void on_sync_timeout(std::uint64_t read_id);
 
+  void on_new_source(const object_source_actor& src);
+
 private:
   /// What the reflector is doing at the source.
   enum class phase {
@@ -132,7 +140,9 @@ private:
 
   void on_list(list_result& res);
 
-  void on_watch_opened(std::uint64_t gen, watch_id id);
+  /// `src` is the source the watch was asked of.
+  void on_watch_opened(std::uint64_t gen, const object_source_actor& src,
+                       watch_id id);
 
   /// Handles a failed list or watch call, or a watch that ended with an
   /// error; `failed` is what to repeat after the backoff.
@@ -145,6 +155,9 @@ private:
 
   /// Whether an event or end for `id` belongs to our watch (see the .cpp).
   bool accepts(watch_id id) const;
+
+  /// Whether the current message comes from a source other than ours.
+  bool from_other_source() const;
 
   /// Forgets the current watch id, cancelling it at the source if
   /// `cancel`.
@@ -189,9 +202,10 @@ private:
   std::uint64_t gen_ = 0;
   step retry_step_ = step::list;
   caf::timespan backoff_base_{0};
-  std::mt19937_64 rng_;
+  small_rng rng_;
 
   std::optional<watch_id> watch_;
+  /// The highest watch id the current source told us of.
   std::optional<watch_id> max_seen_watch_;
 
   std::uint64_t next_read_id_ = 0;

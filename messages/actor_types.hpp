@@ -77,6 +77,10 @@ using watcher_actor = caf::typed_actor<
 ///   `watcher`; fails with errc::expired when from_rv is too old;
 /// - cancel(id): stop a watch; no w_end follows.
 /// Any call may fail with errc::unavailable.
+///
+/// A source may be replaced while in use (a restarted API server): the
+/// manager monitors its source and hands a replacement to its object actors
+/// with new_src (below). Watch ids are per source.
 using object_source_actor = caf::typed_actor<
   caf::replies_to<caf::get_atom, resource, std::string, std::string,
                   std::string>::with<api_object>,
@@ -98,6 +102,9 @@ using close_atom = caf::atom_constant<caf::atom("close_w")>;
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
 using bookmark_atom = caf::atom_constant<caf::atom("bookmark")>;
 using watches_atom = caf::atom_constant<caf::atom("watches")>;
+using close_k_atom = caf::atom_constant<caf::atom("close_k")>;
+using times_atom = caf::atom_constant<caf::atom("act_times")>;
+using peek_atom = caf::atom_constant<caf::atom("peek")>;
 
 /// The embedded API server: an object source plus writes and test hooks.
 /// - create(obj) / update(obj) / apply(obj): store a copy of `obj` with the
@@ -111,7 +118,13 @@ using watches_atom = caf::atom_constant<caf::atom("watches")>;
 /// - close_w(): end every open watch normally;
 /// - expire(): drop the event history, so older watches get errc::expired;
 /// - bookmark(): send a BOOKMARK with the current version to every watch;
-/// - watches(): the number of open watches.
+/// - watches(): the number of open watches;
+/// - close_k(k): from now on every watch ends normally (w_end with an empty
+///   error) once it has delivered k events; 0 turns this off;
+/// - act_times(): when each action of the log was recorded, on the actor
+///   clock (time since its epoch), parallel to actions();
+/// - peek(res, ns, name): the stored object or errc::not_found, without
+///   recording an action (for invariant checks).
 using memory_api_server_actor = object_source_actor::extend<
   caf::replies_to<create_atom, api_object>::with<api_object>,
   caf::replies_to<caf::update_atom, api_object>::with<api_object>,
@@ -125,7 +138,15 @@ using memory_api_server_actor = object_source_actor::extend<
   caf::reacts_to<close_atom>,
   caf::reacts_to<expire_atom>,
   caf::reacts_to<bookmark_atom>,
-  caf::replies_to<watches_atom>::with<std::size_t>>;
+  caf::replies_to<watches_atom>::with<std::size_t>,
+  caf::reacts_to<close_k_atom, std::uint32_t>,
+  caf::replies_to<times_atom>::with<std::vector<caf::timespan>>,
+  caf::replies_to<peek_atom, resource, std::string,
+                  std::string>::with<api_object>>;
+
+// -- source replacement -------------------------------------------------------
+
+using new_src_atom = caf::atom_constant<caf::atom("new_src")>;
 
 // -- reflector: one per referenced object -------------------------------------
 
@@ -148,12 +169,17 @@ using sync_to_atom = caf::atom_constant<caf::atom("sync_to")>;
 ///   for longer than max_idle (strictly);
 /// - r_stop(): the last reference is gone: cancel the watch, fail waiting
 ///   reads with errc::not_registered, quit;
+/// - new_src(src): the source was replaced: abandon the list or watch in
+///   flight at the old one (its late replies are ignored) and, if running,
+///   list again at `src` from the last version seen (an expired version
+///   relists as usual); a stopped reflector uses `src` when it restarts;
 /// - retry(gen) and sync_to(read_id) are the reflector's own timers.
 using reflector_actor = watcher_actor::extend<
   caf::replies_to<get_obj_atom>::with<api_object>,
   caf::reacts_to<immut_atom>,
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<r_stop_atom>,
+  caf::reacts_to<new_src_atom, object_source_actor>,
   caf::reacts_to<retry_atom, std::uint64_t>,
   caf::reacts_to<sync_to_atom, std::uint64_t>>;
 
@@ -169,11 +195,14 @@ using invalidate_atom = caf::atom_constant<caf::atom("invalidate")>;
 /// - invalidate(gen): a new reference: forget the cached state (the next
 ///   read fetches live); gen is the slot's invalidation count;
 /// - r_stop(): the last reference is gone: quit once the fetches in flight
-///   are answered.
+///   are answered;
+/// - new_src(src): the source was replaced: later fetches go to `src`
+///   (fetches in flight finish at the old one).
 using cache_entry_actor = caf::typed_actor<
   caf::replies_to<get_obj_atom>::with<api_object>,
   caf::reacts_to<invalidate_atom, std::uint64_t>,
-  caf::reacts_to<r_stop_atom>>;
+  caf::reacts_to<r_stop_atom>,
+  caf::reacts_to<new_src_atom, object_source_actor>>;
 
 // -- manager: registered pods and per-object reference counts ------------------
 
@@ -185,6 +214,8 @@ using recycle_atom = caf::atom_constant<caf::atom("recycle")>;
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 using refs_atom = caf::atom_constant<caf::atom("refs")>;
 using obj_down_atom = caf::atom_constant<caf::atom("obj_down")>;
+using src_retry_atom = caf::atom_constant<caf::atom("src_retry")>;
+using drain_atom = caf::atom_constant<caf::atom("drain")>;
 
 /// Reference counts of one object: pod uid -> count.
 using ref_map = std::map<std::string, int>;
@@ -201,10 +232,20 @@ using ref_map = std::map<std::string, int>;
 ///   object's reflector / cache entry (Get: of a live get);
 /// - immut_read(ns, name): forwarded to the object's reflector (Watch);
 /// - recycle(): one idle-recycling pass (also runs on its own timer);
+/// - drain(): apply the commands waiting in the facade's command inbox
+///   (see runtime/detail/command_inbox.hpp); every other message applies
+///   them first, so a sync or a read is ordered after the registrations
+///   its sender pushed before it;
 /// - sync(): answers once every earlier message of the sender is applied;
 /// - refs(ns, name): the object's reference counts (empty if none);
 /// - obj_down(key, addr): the object actor `addr` of "ns/name" failed; the
-///   manager replaces it if it is still the current one.
+///   manager replaces it if it is still the current one;
+/// - new_src(src): use `src` as the source from now on and tell every
+///   object actor (for embedders that replace a source themselves; with a
+///   resolver the manager finds a replacement on its own when its source
+///   goes down);
+/// - src_retry(gen) is the manager's own timer for asking the resolver
+///   again.
 using manager_actor = caf::typed_actor<
   caf::reacts_to<reg_pod_atom, pod_registration_ptr>,
   caf::reacts_to<unreg_pod_atom, pod_registration_ptr>,
@@ -215,6 +256,9 @@ using manager_actor = caf::typed_actor<
   caf::reacts_to<recycle_atom>,
   caf::replies_to<sync_atom>::with<caf::ok_atom>,
   caf::replies_to<refs_atom, std::string, std::string>::with<ref_map>,
-  caf::reacts_to<obj_down_atom, std::string, caf::actor_addr>>;
+  caf::reacts_to<obj_down_atom, std::string, caf::actor_addr>,
+  caf::reacts_to<new_src_atom, object_source_actor>,
+  caf::reacts_to<src_retry_atom, std::uint64_t>,
+  caf::reacts_to<drain_atom>>;
 
 } // namespace podref

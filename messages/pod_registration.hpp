@@ -1,35 +1,108 @@
-// pod_registration: a pod together with the object names it references for
-// one resource, computed once by the caller (off the manager's thread, as
+// pod_registration: a pod together with the objects it references for one
+// resource, computed once by the caller (off the manager's thread, as
 // upstream computes them outside its lock) and kept by the manager, so that
 // unregistering and re-registering never recompute the old names.
+//
+// It also carries every key the manager looks up, with its hash: the manager
+// is one actor serving the whole node, so its work per registration is kept
+// to lookups and compares; callers on many threads do the hashing. All text
+// lives in one buffer, so a registration costs three allocations whatever
+// the number of references.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "podref/messages/api_object.hpp"
+#include "podref/messages/hashed_key.hpp"
 #include "podref/messages/pod.hpp"
 
 namespace podref {
 
-struct pod_registration {
-  /// Identity of the registration: (namespace, name, uid).
-  std::string ns;
-  std::string name;
-  std::string uid;
-  /// Distinct, sorted names of the referenced objects of one resource.
-  std::vector<std::string> names;
+class pod_registration {
+public:
+  /// Builds the registration of pod (ns, name, uid) referencing `names`
+  /// (any order, duplicates allowed).
+  pod_registration(std::string_view ns, std::string_view name,
+                   std::string_view uid, std::vector<std::string_view> names);
+
+  // -- identity: (namespace, name, uid) ----------------------------------------
+
+  std::string_view ns() const noexcept {
+    return view(0, name_at_ - 1);
+  }
+
+  std::string_view name() const noexcept {
+    return view(name_at_, uid_at_ - 1);
+  }
+
+  std::string_view uid() const noexcept {
+    return view(uid_at_, keys_at_);
+  }
+
+  /// ns '\0' name '\0' uid: the manager's key of the pod.
+  hashed_key pod_key() const noexcept {
+    return {view(0, keys_at_), key_hash_};
+  }
+
+  hashed_key uid_key() const noexcept {
+    return {uid(), uid_hash_};
+  }
+
+  // -- referenced objects: distinct, sorted by key -------------------------------
+
+  std::size_t object_count() const noexcept {
+    return objects_.size();
+  }
+
+  /// "ns/name": the object's key in the manager and on the read side.
+  hashed_key object_key(std::size_t i) const noexcept {
+    const auto& x = objects_[i];
+    return {view(x.at, x.at + x.size), x.hash};
+  }
+
+  /// The name of object i (its key without "ns/").
+  std::string_view object_name(std::size_t i) const noexcept {
+    return object_key(i).text.substr(ns().size() + 1);
+  }
+
+private:
+  struct object {
+    std::uint32_t at = 0;
+    std::uint32_t size = 0;
+    std::size_t hash = 0;
+  };
+
+  std::string_view view(std::size_t from, std::size_t to) const noexcept {
+    return std::string_view{text_}.substr(from, to - from);
+  }
+
+  /// ns '\0' name '\0' uid, then every object key back to back.
+  std::string text_;
+  std::uint32_t name_at_ = 0;
+  std::uint32_t uid_at_ = 0;
+  std::uint32_t keys_at_ = 0;
+  std::size_t key_hash_ = 0;
+  std::size_t uid_hash_ = 0;
+  std::vector<object> objects_;
 };
 
 using pod_registration_ptr = std::shared_ptr<const pod_registration>;
+
+/// "ns/name": the key of an object in the manager and on the read side.
+std::string object_key_of(std::string_view ns, std::string_view name);
 
 /// The registration of `p` for resource `r` (Secret or ConfigMap names).
 pod_registration_ptr make_registration(const pod& p, resource r);
 
 /// A registration with explicit names (tests, generic resources).
-pod_registration_ptr make_registration(std::string ns, std::string name,
-                                       std::string uid,
-                                       std::vector<std::string> names);
+pod_registration_ptr make_registration(std::string_view ns,
+                                       std::string_view name,
+                                       std::string_view uid,
+                                       const std::vector<std::string>& names);
 
 } // namespace podref

@@ -1,29 +1,61 @@
 #include "podref/runtime/api_server.hpp"
 
+#include <chrono>
+#include <future>
+#include <mutex>
 #include <optional>
+#include <utility>
 
 #include <caf/actor.hpp>
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/exit_reason.hpp>
+#include <caf/make_message.hpp>
+#include <caf/message_id.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
+#include <caf/system_messages.hpp>
 
 #include "podref/actors/memory_api_server.hpp"
 #include "podref/runtime/runtime.hpp"
 
 namespace podref {
 
+/// Where the current server actor is. Shared with the getters handed out by
+/// current_actor(), so it outlives the facade.
+struct api_server::holder {
+  mutable std::mutex mtx;
+  memory_api_server_actor current;
+
+  memory_api_server_actor get() const {
+    std::lock_guard<std::mutex> guard{mtx};
+    return current;
+  }
+
+  void set(memory_api_server_actor x) {
+    std::lock_guard<std::mutex> guard{mtx};
+    current = std::move(x);
+  }
+};
+
 struct api_server::impl {
+  explicit impl(caf::actor_system& sys) : sys(sys) {
+    // nop
+  }
+
   caf::actor_system& sys;
-  memory_api_server_actor server;
+  /// Shared by every incarnation: the same store.
+  memory_api_server_config cfg;
+  std::shared_ptr<holder> server = std::make_shared<holder>();
+  /// Serialises restarts.
+  std::mutex restart_mtx;
 
   /// One blocking request; CAF errors map to errc::unavailable.
   template <class T, class... Ts>
   result<T> call(Ts&&... xs) {
     std::optional<result<T>> answer;
     caf::scoped_actor self{sys};
-    self->request(server, caf::infinite, std::forward<Ts>(xs)...)
+    self->request(server->get(), caf::infinite, std::forward<Ts>(xs)...)
       .receive([&](T& x) { answer.emplace(std::move(x)); },
                [&](caf::error& err) {
                  answer.emplace(from_caf_error(
@@ -34,14 +66,40 @@ struct api_server::impl {
 };
 
 api_server::api_server(runtime& rt, std::size_t history_capacity) {
-  memory_api_server_config cfg;
-  cfg.history_capacity = history_capacity;
   auto& sys = rt.system();
-  impl_.reset(new impl{sys, spawn_memory_api_server(sys, cfg)});
+  impl_ = std::make_unique<impl>(sys);
+  impl_->cfg.history_capacity = history_capacity;
+  impl_->cfg.store = std::make_shared<memory_api_server_store>();
+  impl_->server->set(spawn_memory_api_server(sys, impl_->cfg));
 }
 
 api_server::~api_server() {
-  caf::anon_send_exit(impl_->server, caf::exit_reason::user_shutdown);
+  auto last = impl_->server->get();
+  // Getters handed out see no server from now on.
+  impl_->server->set(memory_api_server_actor{});
+  caf::anon_send_exit(last, caf::exit_reason::user_shutdown);
+}
+
+result<bool> api_server::restart() {
+  std::lock_guard<std::mutex> guard{impl_->restart_mtx};
+  auto old = impl_->server->get();
+  // The new actor must not touch the store before the old one is done with
+  // it, so wait for the old one's termination (its current message at most).
+  auto down = std::make_shared<std::promise<void>>();
+  auto gone = down->get_future();
+  old->attach_functor([down](const caf::error&) { down->set_value(); });
+  // An error reason (anon_send_exit takes exit_reason codes only): what
+  // monitors of the server see, as if it had crashed.
+  auto reason = make_caf_error(
+    error_info{errc::unavailable, "the API server restarted"});
+  old->enqueue(nullptr, caf::make_message_id(),
+               caf::make_message(caf::exit_msg{old.address(), reason}),
+               nullptr);
+  if (gone.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
+    return error_info{errc::unavailable,
+                      "the API server did not stop within 10 s"};
+  impl_->server->set(spawn_memory_api_server(impl_->sys, impl_->cfg));
+  return true;
 }
 
 result<api_object> api_server::create(const api_object& x) {
@@ -85,7 +143,13 @@ std::size_t api_server::load(const manifest_result& manifests) {
 }
 
 caf::actor api_server::actor() const {
-  return caf::actor_cast<caf::actor>(impl_->server);
+  return caf::actor_cast<caf::actor>(impl_->server->get());
+}
+
+std::function<caf::actor()> api_server::current_actor() const {
+  return [server = impl_->server] {
+    return caf::actor_cast<caf::actor>(server->get());
+  };
 }
 
 } // namespace podref

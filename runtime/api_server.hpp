@@ -4,9 +4,15 @@
 // resourceVersion; reflectors list and watch it through messages. Embedders
 // and tools write through this facade (any thread); tests that need its fault
 // hooks talk to actor() with the memory_api_server_actor protocol.
+//
+// restart() replaces the server actor as a restarted API server would come
+// back: same objects and resourceVersion, but new watches and an empty event
+// history. Managers built on this facade find the new actor through
+// current_actor() and move their reflectors over to it.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -57,10 +63,25 @@ public:
   /// many were stored.
   std::size_t load(const manifest_result& manifests);
 
-  /// The server actor (protocol: memory_api_server_actor).
+  /// Replaces the server actor: kills the current one with an error reason
+  /// (its watches end, held lists fail) and, once it has terminated, spawns
+  /// a new one over the same objects and resourceVersion. Event history,
+  /// watches, fault hooks and the action log start afresh, so watches from
+  /// older versions answer expired. Blocks until the old actor is gone (at
+  /// most 10 s: errc::unavailable, and the old actor stays current).
+  result<bool> restart();
+
+  /// The current server actor (protocol: memory_api_server_actor); changes
+  /// with restart().
   caf::actor actor() const;
 
+  /// A thread-safe getter of the current server actor, valid also after
+  /// this facade is destroyed (it then returns a null handle). Managers use
+  /// it to find the server after a restart.
+  std::function<caf::actor()> current_actor() const;
+
 private:
+  struct holder;
   struct impl;
   std::unique_ptr<impl> impl_;
 };

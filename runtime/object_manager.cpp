@@ -1,6 +1,7 @@
 #include "podref/runtime/object_manager.hpp"
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -15,44 +16,47 @@
 
 #include "podref/actors/manager.hpp"
 #include "podref/messages/pod_registration.hpp"
+#include "podref/messages/validation.hpp"
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/runtime.hpp"
 
 namespace podref {
-
-namespace {
-
-/// Reused per thread so that building a lookup key allocates only once.
-std::string& key_buffer() {
-  thread_local std::string buf;
-  return buf;
-}
-
-} // namespace
 
 struct object_manager::impl {
   caf::actor_system& sys;
   resource res;
   manager_options opts;
   detail::read_side_ptr rs = std::make_shared<detail::read_side>();
+  std::shared_ptr<detail::command_inbox> inbox =
+    std::make_shared<detail::command_inbox>();
   object_source_actor source;
   manager_actor mgr;
   std::shared_future<void> mgr_down;
   std::atomic<bool> closing{false};
   std::atomic<int> in_flight{0};
   std::once_flag shutdown_once;
+  /// The current source after a replacement (api_server::current_actor());
+  /// empty for a bare source actor, which is never replaced.
+  std::function<caf::actor()> resolve;
 
+  /// `resolve` may be empty (see manager_config::resolve_source).
   impl(caf::actor_system& sys, const caf::actor& src, resource res,
-       const manager_options& opts)
+       const manager_options& opts, std::function<caf::actor()> resolve = {})
     : sys(sys),
       res(res),
       opts(opts),
-      source(caf::actor_cast<object_source_actor>(src)) {
+      source(caf::actor_cast<object_source_actor>(src)),
+      resolve(std::move(resolve)) {
     manager_config cfg;
     cfg.res = res;
     cfg.strategy = opts.strategy;
     cfg.source = source;
+    if (this->resolve)
+      cfg.resolve_source = [get = this->resolve] {
+        return caf::actor_cast<object_source_actor>(get());
+      };
     cfg.read_side = rs;
+    cfg.inbox = inbox;
     cfg.sync_timeout = opts.sync_timeout;
     cfg.backoff_initial = opts.backoff_initial;
     cfg.backoff_cap = opts.backoff_cap;
@@ -73,30 +77,31 @@ struct object_manager::impl {
       .count();
   }
 
-  template <class Atom>
-  void enqueue(Atom atom, pod_registration_ptr reg) {
+  /// Hands a registration to the manager through the command inbox; only
+  /// the push that finds the inbox empty sends the manager a message.
+  void enqueue(detail::command::kind what, pod_registration_ptr reg) {
     // Get keeps no bookkeeping (upstream's simple managers).
     if (opts.strategy == strategy::get
         || closing.load(std::memory_order_acquire))
       return;
     rs->counters.pending_commands.fetch_add(1, std::memory_order_relaxed);
-    caf::anon_send(mgr, atom, std::move(reg));
+    if (inbox->push(what, std::move(reg)))
+      caf::anon_send(mgr, drain_atom::value);
   }
 
   /// Serves a synced object from its published snapshot; nullopt when the
   /// read must go through the actors.
   std::optional<result<api_object>> snapshot_read(const std::string& ns,
                                                   const std::string& name) {
-    auto& key = key_buffer();
-    key.assign(ns).append(1, '/').append(name);
-    auto guard = rs->domain.pin();
-    auto* slot = rs->index.find(key, detail::hash_key(key));
+    auto& side = *rs;
+    auto guard = side.domain.pin();
+    auto* slot = side.find(ns, name);
     if (slot == nullptr)
       return std::nullopt;
     auto* snap = slot->load();
     if (!snap->synced)
       return std::nullopt;
-    slot->touch(now_ns());
+    side.record_read(*slot);
     guard.count_snapshot_read();
     if (!snap->object)
       return result<api_object>{watch_not_found_error(res, name)};
@@ -104,7 +109,7 @@ struct object_manager::impl {
     // sees it; the reflector learns of our read by message, once.
     if (snap->object.is_immutable() && slot->claim_immutable_report())
       caf::anon_send(mgr, immut_atom::value, ns, name);
-    return result<api_object>{snap->object};
+    return result<api_object>{snap->stripes.copy(snap->object)};
   }
 
   /// Serves a fresh cached object (Cache) from its published snapshot;
@@ -112,10 +117,8 @@ struct object_manager::impl {
   /// snapshot counts only while no reference was added since its fetch.
   std::optional<result<api_object>> cache_read(const std::string& ns,
                                                const std::string& name) {
-    auto& key = key_buffer();
-    key.assign(ns).append(1, '/').append(name);
     auto guard = rs->domain.pin();
-    auto* slot = rs->index.find(key, detail::hash_key(key));
+    auto* slot = rs->find(ns, name);
     if (slot == nullptr)
       return std::nullopt;
     auto* snap = slot->load();
@@ -126,7 +129,7 @@ struct object_manager::impl {
     if (!is_fresh(snap->fetched_ns, now_ns(), ttl))
       return std::nullopt;
     guard.count_snapshot_read();
-    return result<api_object>{snap->object};
+    return result<api_object>{snap->stripes.copy(snap->object)};
   }
 
   /// Runs one blocking request through a scoped actor of its own, counted
@@ -157,8 +160,10 @@ struct object_manager::impl {
                                const std::string& name) {
     rs->counters.gets.fetch_add(1, std::memory_order_relaxed);
     return blocking_read([&](caf::scoped_actor& self, auto& answer) {
+      auto current = resolve ? caf::actor_cast<object_source_actor>(resolve())
+                             : source;
       self
-        ->request(source, caf::infinite, caf::get_atom::value, res, ns, name,
+        ->request(current, caf::infinite, caf::get_atom::value, res, ns, name,
                   std::string{})
         .receive([&](api_object& x) { answer.emplace(std::move(x)); },
                  [&](caf::error& err) {
@@ -216,7 +221,8 @@ object_manager::object_manager(runtime& rt, const caf::actor& source,
 
 object_manager::object_manager(runtime& rt, api_server& source, resource res,
                                const manager_options& opts)
-  : object_manager(rt, source.actor(), res, opts) {
+  : impl_(std::make_unique<impl>(rt.system(), source.actor(), res, opts,
+                                 source.current_actor())) {
   // nop
 }
 
@@ -238,7 +244,7 @@ object_manager::object_manager(runtime& rt, const caf::actor& source,
 
 object_manager::object_manager(runtime& rt, api_server& source, resource res,
                                strategy s, const manager_options& opts)
-  : object_manager(rt, source.actor(), res, with_strategy(opts, s)) {
+  : object_manager(rt, source, res, with_strategy(opts, s)) {
   // nop
 }
 
@@ -254,15 +260,26 @@ strategy object_manager::managed_strategy() const noexcept {
   return impl_->opts.strategy;
 }
 
-void object_manager::register_pod(const pod& p) {
-  impl_->enqueue(reg_pod_atom::value, make_registration(p, impl_->res));
+result<void> object_manager::register_pod(const pod& p) {
+  if (impl_->closing.load(std::memory_order_acquire))
+    return shut_down_error();
+  // Checked here, on the caller's thread: a rejected pod never reaches the
+  // manager, so the registered state cannot change.
+  if (auto bad = find_pod_problem(p))
+    return invalid_pod_error(p.metadata.ns, p.metadata.name, bad->path,
+                             bad->problem);
+  impl_->enqueue(detail::command::kind::reg, make_registration(p, impl_->res));
+  return {};
 }
 
-void object_manager::unregister_pod(const pod& p) {
+result<void> object_manager::unregister_pod(const pod& p) {
+  if (impl_->closing.load(std::memory_order_acquire))
+    return shut_down_error();
   // Only the key is read: the manager drops the stored pod's references.
-  impl_->enqueue(unreg_pod_atom::value,
+  impl_->enqueue(detail::command::kind::unreg,
                  make_registration(p.metadata.ns, p.metadata.name,
                                    p.metadata.uid, {}));
+  return {};
 }
 
 bool object_manager::sync() {

@@ -7,11 +7,14 @@
 // - any number of threads may call every member at once;
 // - register_pod / unregister_pod never wait: they enqueue and return
 //   (sync() waits until everything enqueued before it is applied); under
-//   Get they do nothing;
+//   Get they keep nothing. register_pod checks the pod's names first and
+//   rejects a bad one with an error, enqueueing nothing;
 // - Watch: get() of a synced object is a lock-free lookup of the snapshot
-//   its reflector published: no actor round trip, no lock, no shared write.
-//   Unsynced, stopped or unregistered objects go through the actors, waiting
-//   at most the sync timeout for a first list;
+//   its reflector published: no actor round trip, no lock, no clock read,
+//   no shared write (the copy it returns counts references per reader
+//   thread stripe; a thread's first read of an object allocates its
+//   stripe's copy once). Unsynced, stopped or unregistered objects go
+//   through the actors, waiting at most the sync timeout for a first list;
 // - Cache: get() of a fresh cached object is the same lock-free lookup (the
 //   TTL is checked on every read); stale, failed or invalidated objects go
 //   through the object's cache entry, which fetches. A reference added
@@ -119,12 +122,25 @@ public:
 
   podref::strategy managed_strategy() const noexcept;
 
-  /// Registers `p` (or applies the difference to its previous version).
-  void register_pod(const pod& p);
+  /// Registers `p`, or applies the difference to the registered pod with
+  /// the same namespace, name and uid (registering it again unchanged is a
+  /// no-op). A pod is keyed by all three, as upstream: the same namespace
+  /// and name with another uid is another pod, registered beside it.
+  ///
+  /// Checks `p` first, without waiting and without enqueueing anything on
+  /// failure, so nothing registered changes: errc::invalid_argument when its
+  /// namespace is not a DNS-1123 label, its name not a DNS-1123 subdomain,
+  /// its uid empty or a reference one the API server would reject
+  /// (find_pod_problem in messages/validation.hpp), with the text
+  /// `pod "<ns>"/"<name>": <path>: <problem>`; errc::shut_down after
+  /// shutdown. Under Get a valid pod is accepted and nothing is kept.
+  result<void> register_pod(const pod& p);
 
   /// Drops the references of the registered pod with p's namespace, name
-  /// and uid; a no-op for unknown pods.
-  void unregister_pod(const pod& p);
+  /// and uid. Unknown pods are a no-op, as upstream (nothing is checked:
+  /// a pod that failed to register is unknown). errc::shut_down after
+  /// shutdown.
+  result<void> unregister_pod(const pod& p);
 
   /// Blocks until every registration enqueued before the call is applied.
   /// Returns false after shutdown.

@@ -43,12 +43,14 @@ public:
     // nop
   }
 
-  void register_pod(const pod& p) {
-    mgr_.register_pod(p);
+  /// See object_manager::register_pod: the pod is checked, then enqueued.
+  result<void> register_pod(const pod& p) {
+    return mgr_.register_pod(p);
   }
 
-  void unregister_pod(const pod& p) {
-    mgr_.unregister_pod(p);
+  /// See object_manager::unregister_pod: unknown pods are a no-op.
+  result<void> unregister_pod(const pod& p) {
+    return mgr_.unregister_pod(p);
   }
 
   /// The secret, or upstream's error (not registered, failed to sync,
@@ -92,12 +94,14 @@ public:
     // nop
   }
 
-  void register_pod(const pod& p) {
-    mgr_.register_pod(p);
+  /// See object_manager::register_pod: the pod is checked, then enqueued.
+  result<void> register_pod(const pod& p) {
+    return mgr_.register_pod(p);
   }
 
-  void unregister_pod(const pod& p) {
-    mgr_.unregister_pod(p);
+  /// See object_manager::unregister_pod: unknown pods are a no-op.
+  result<void> unregister_pod(const pod& p) {
+    return mgr_.unregister_pod(p);
   }
 
   /// The config map, or upstream's error (not registered, failed to sync,

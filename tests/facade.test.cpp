@@ -244,8 +244,13 @@ TEST_CASE("after shutdown every call fails with shut_down", "[facade]") {
   s = sm.get_secret("default", "unknown");
   REQUIRE_FALSE(s);
   CHECK(s.error().code == errc::shut_down);
-  sm.register_pod(p);
-  sm.unregister_pod(p);
+  auto reg = sm.register_pod(p);
+  REQUIRE_FALSE(reg);
+  CHECK(reg.error().code == errc::shut_down);
+  CHECK(reg.error().message == "podref manager is shut down");
+  auto unreg = sm.unregister_pod(p);
+  REQUIRE_FALSE(unreg);
+  CHECK(unreg.error().code == errc::shut_down);
   CHECK_FALSE(sm.manager().sync());
   CHECK_FALSE(sm.manager().wait_quiescent(100ms));
   // Idempotent.

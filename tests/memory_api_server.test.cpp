@@ -198,7 +198,7 @@ struct fixture : podref::test::deterministic_fixture {
 };
 
 struct small_history_fixture : fixture {
-  small_history_fixture() : fixture(memory_api_server_config{3}) {
+  small_history_fixture() : fixture(memory_api_server_config{3, nullptr}) {
     // nop
   }
 };
@@ -648,6 +648,142 @@ TEST_CASE_METHOD(fixture, "a held list that was made to fail fails at "
   auto answer = held.take();
   REQUIRE_FALSE(answer);
   CHECK(info_of(answer.error()) == err);
+}
+
+TEST_CASE_METHOD(fixture, "close_k(k) ends each watch normally after its "
+                          "k-th event") {
+  REQUIRE(create(make_secret("ns", "a"))); // 1
+  tell(close_k_atom::value, std::uint32_t{2});
+  auto log = std::make_shared<watch_log>();
+  auto watcher = spawn_watcher(log);
+  auto live = watch(secrets, "ns", "a", "1", watcher);
+  REQUIRE(live);
+  REQUIRE(update(make_secret("ns", "a", "v2"))); // 2
+  CHECK(log->ends.empty());
+  REQUIRE(update(make_secret("ns", "a", "v3"))); // 3
+  REQUIRE(log->ends.size() == 1);
+  CHECK(log->ends[0].id == *live);
+  CHECK_FALSE(log->ends[0].err);
+  CHECK(watches() == 0);
+  REQUIRE(update(make_secret("ns", "a", "v4"))); // 4: nobody watches
+  CHECK(log->versions() == std::vector<std::uint64_t>{2, 3});
+  SECTION("a replay stops at the k-th event; the rest waits for the next "
+          "watch") {
+    auto replay = watch(secrets, "ns", "a", "1", watcher);
+    REQUIRE(replay);
+    CHECK(log->versions() == std::vector<std::uint64_t>{2, 3, 2, 3});
+    REQUIRE(log->ends.size() == 2);
+    CHECK(log->ends[1].id == *replay);
+    CHECK(watches() == 0);
+    REQUIRE(watch(secrets, "ns", "a", "3", watcher));
+    CHECK(log->versions() == std::vector<std::uint64_t>{2, 3, 2, 3, 4});
+    CHECK(watches() == 1);
+  }
+  SECTION("close_k(0) turns it off") {
+    tell(close_k_atom::value, std::uint32_t{0});
+    REQUIRE(watch(secrets, "ns", "a", "4", watcher));
+    for (int i = 5; i <= 8; ++i)
+      REQUIRE(update(make_secret("ns", "a", "v" + std::to_string(i))));
+    CHECK(log->versions().size() == 6);
+    CHECK(log->ends.size() == 1);
+    CHECK(watches() == 1);
+  }
+}
+
+TEST_CASE_METHOD(fixture, "act_times() tells when each action of the log "
+                          "was recorded, in virtual time") {
+  auto log = std::make_shared<watch_log>();
+  REQUIRE(list(secrets, "ns", "a"));
+  advance(5s);
+  CHECK_FALSE(get(secrets, "ns", "a"));
+  advance(2s);
+  REQUIRE(watch(secrets, "ns", "a", "0", spawn_watcher(log)));
+  auto times = request<std::vector<caf::timespan>>(server, times_atom::value);
+  REQUIRE(times);
+  REQUIRE(times->size() == actions().size());
+  REQUIRE(times->size() == 3);
+  CHECK((*times)[1] - (*times)[0] == 5s);
+  CHECK((*times)[2] - (*times)[1] == 2s);
+  tell(clear_atom::value);
+  times = request<std::vector<caf::timespan>>(server, times_atom::value);
+  REQUIRE(times);
+  CHECK(times->empty());
+}
+
+TEST_CASE_METHOD(fixture, "peek() answers the stored object or not found "
+                          "without recording an action") {
+  auto stored = create(make_secret("ns", "a"));
+  REQUIRE(stored);
+  auto x = request<api_object>(server, peek_atom::value, secrets,
+                               std::string{"ns"}, std::string{"a"});
+  REQUIRE(x);
+  CHECK(*x == *stored);
+  auto missing = request<api_object>(server, peek_atom::value, config_maps,
+                                     std::string{"ns"}, std::string{"a"});
+  REQUIRE_FALSE(missing);
+  CHECK(info_of(missing.error())
+        == error_info{errc::not_found, "configmaps \"a\" not found"});
+  CHECK(actions().empty());
+}
+
+// -- restarts -----------------------------------------------------------------
+
+TEST_CASE_METHOD(podref::test::deterministic_fixture,
+                 "a server spawned over a dead server's store serves its "
+                 "objects and versions, with a history that starts afresh") {
+  memory_api_server_config cfg;
+  cfg.store = std::make_shared<memory_api_server_store>();
+  auto first = spawn_memory_api_server(sys, cfg);
+  run();
+  REQUIRE(request<api_object>(first, create_atom::value,
+                              make_secret("ns", "a", "v1"))); // 1
+  REQUIRE(request<api_object>(first, create_atom::value,
+                              make_secret("ns", "b", "v1"))); // 2
+  REQUIRE(request<api_object>(first, caf::update_atom::value,
+                              make_secret("ns", "a", "v2"))); // 3
+  auto log = std::make_shared<watch_log>();
+  auto watcher = sys.spawn(recorder, log);
+  run();
+  REQUIRE(request<watch_id>(first, watch_atom::value, secrets,
+                            std::string{"ns"}, std::string{"a"},
+                            std::string{"3"}, watcher));
+  stop(first);
+  // The old server's watch ended with its exit.
+  REQUIRE(log->ends.size() == 1);
+  CHECK(info_of(log->ends[0].err).code == errc::shut_down);
+  auto second = spawn_memory_api_server(sys, cfg);
+  run();
+  auto a = request<api_object>(second, caf::get_atom::value, secrets,
+                               std::string{"ns"}, std::string{"a"},
+                               std::string{});
+  REQUIRE(a);
+  CHECK(value_of(*a) == "v2");
+  CHECK(a->meta().resource_version == "3");
+  auto listed = request<list_result>(second, list_atom::value, secrets,
+                                     std::string{"ns"}, std::string{"b"},
+                                     std::string{"0"});
+  REQUIRE(listed);
+  CHECK(listed->resource_version == "3");
+  auto c = request<api_object>(second, create_atom::value,
+                               make_secret("ns", "c"));
+  REQUIRE(c);
+  CHECK(c->meta().resource_version == "4");
+  // Versions before the restart are no longer in any history.
+  auto expired = request<watch_id>(second, watch_atom::value, secrets,
+                                   std::string{"ns"}, std::string{"a"},
+                                   std::string{"2"}, watcher);
+  REQUIRE_FALSE(expired);
+  CHECK(info_of(expired.error()).code == errc::expired);
+  REQUIRE(request<watch_id>(second, watch_atom::value, secrets,
+                            std::string{"ns"}, std::string{"c"},
+                            std::string{"3"}, watcher));
+  CHECK(log->versions() == std::vector<std::uint64_t>{4});
+  // The action log is the new server's own.
+  auto acts = request<std::vector<source_action>>(second, actions_atom::value);
+  REQUIRE(acts);
+  CHECK(acts->size() == 4);
+  stop(second);
+  stop(watcher);
 }
 
 // -- lifetime -----------------------------------------------------------------

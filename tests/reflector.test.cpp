@@ -679,6 +679,121 @@ TEST_CASE_METHOD(fixture, "a slow first list does not stop the reflector") {
   CHECK(count("list") == 1);
 }
 
+// -- source replacement -------------------------------------------------------
+
+namespace {
+
+/// A second API server with ns/name at version 3 ("b3").
+struct second_server {
+  memory_api_server_actor hdl;
+  api_object stored;
+};
+
+second_server spawn_second(fixture& f) {
+  second_server result;
+  result.hdl = spawn_memory_api_server(f.sys);
+  f.run();
+  for (auto value : {"b1", "b2", "b3"}) {
+    auto x = f.request<api_object>(result.hdl, apply_atom::value,
+                                   make_secret(value));
+    REQUIRE(x);
+    result.stored = *x;
+  }
+  return result;
+}
+
+} // namespace
+
+TEST_CASE_METHOD(fixture,
+                 "new_src moves a watching reflector: its watch is cancelled "
+                 "at the old source and it lists at the new one from its "
+                 "last version") {
+  write(create_atom::value, make_secret("v1"));
+  start();
+  auto b = spawn_second(*this);
+  tell(new_src_atom::value, caf::actor_cast<object_source_actor>(b.hdl));
+  CHECK(server_watches() == 0);
+  auto acts = request<std::vector<source_action>>(b.hdl, actions_atom::value);
+  REQUIRE(acts);
+  REQUIRE(acts->size() == 2);
+  CHECK((*acts)[0].verb == source_verb::list);
+  CHECK((*acts)[0].rv == "1");
+  CHECK((*acts)[1].verb == source_verb::watch);
+  CHECK(snapshot().synced);
+  CHECK(snapshot().object == b.stored);
+  CHECK(counters->open_watches == 1);
+  CHECK(counters->busy == 0);
+  CHECK(counters->reflectors_started == 1);
+  auto b4 = request<api_object>(b.hdl, caf::update_atom::value,
+                                make_secret("b4"));
+  REQUIRE(b4);
+  CHECK(snapshot().object == *b4);
+  // The old source no longer reaches the reflector.
+  write(caf::update_atom::value, make_secret("v2"));
+  CHECK(snapshot().object == *b4);
+  stop(b.hdl);
+}
+
+TEST_CASE_METHOD(fixture,
+                 "replies and events of a source the reflector has left are "
+                 "ignored") {
+  SECTION("a list held at the old source") {
+    hook(hold_atom::value, caf::timespan{10s});
+    start();
+    auto pending = start_read();
+    CHECK_FALSE(pending.ready());
+    auto b = spawn_second(*this);
+    tell(new_src_atom::value, caf::actor_cast<object_source_actor>(b.hdl));
+    // The parked read is served by the list at the new source.
+    REQUIRE(pending.ready());
+    auto x = to_read_result(pending.take());
+    CHECK(x.object == b.stored);
+    write(create_atom::value, make_secret("v1"));
+    advance(10s); // the old list lands late
+    CHECK(snapshot().object == b.stored);
+    CHECK(counters->lists == 2);
+    CHECK(counters->open_watches == 1);
+    CHECK(counters->busy == 0);
+    stop(b.hdl);
+  }
+  SECTION("an event from another actor with the current watch's id") {
+    write(create_atom::value, make_secret("v1"));
+    start();
+    auto b = spawn_second(*this);
+    tell(new_src_atom::value, caf::actor_cast<object_source_actor>(b.hdl));
+    REQUIRE(snapshot().object == b.stored);
+    // Both servers numbered their watch 1; the old one is not the source.
+    auto stale = write(caf::update_atom::value, make_secret("v2"));
+    sys.spawn([dest = refl, stale](caf::event_based_actor* self) {
+      self->send(dest, w_event_atom::value, watch_id{1},
+                 watch_event{watch_event_type::modified, stale, 2});
+    });
+    run();
+    CHECK(snapshot().object == b.stored);
+    stop(b.hdl);
+  }
+}
+
+TEST_CASE_METHOD(fixture,
+                 "a reflector stopped for idleness restarts at its new "
+                 "source on the next read") {
+  write(create_atom::value, make_secret("v1"));
+  start();
+  read();
+  advance(90s);
+  tell(idle_atom::value, caf::timespan{60s});
+  REQUIRE_FALSE(snapshot().running);
+  auto b = spawn_second(*this);
+  tell(new_src_atom::value, caf::actor_cast<object_source_actor>(b.hdl));
+  auto acts = request<std::vector<source_action>>(b.hdl, actions_atom::value);
+  REQUIRE(acts);
+  CHECK(acts->empty());
+  CHECK(read().object == b.stored);
+  CHECK(snapshot().running);
+  CHECK(counters->open_watches == 1);
+  stop(b.hdl);
+}
+
 // -- stopping -----------------------------------------------------------------
 
 TEST_CASE_METHOD(fixture,
