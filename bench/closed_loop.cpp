@@ -44,12 +44,24 @@ loop_result run_closed_loop(const loop_spec& spec, const loop_op& op) {
       while (!go.load(std::memory_order_acquire))
         std::this_thread::yield();
       std::uint64_t done = 0;
+      const std::uint32_t every = std::max<std::uint32_t>(spec.sample_every,
+                                                          1);
+      std::uint32_t countdown = every;
       auto prev = clock_type::now();
       auto step = [&](std::uint64_t index) {
-        op(t, index);
-        auto now = clock_type::now();
-        self.latency.record(to_ns(now - prev));
-        prev = now;
+        if (every == 1) {
+          op(t, index);
+          auto now = clock_type::now();
+          self.latency.record(to_ns(now - prev));
+          prev = now;
+        } else if (--countdown == 0) {
+          countdown = every;
+          auto start = clock_type::now();
+          op(t, index);
+          self.latency.record(to_ns(clock_type::now() - start));
+        } else {
+          op(t, index);
+        }
         if ((++done & 255) == 0)
           self.done.store(done, std::memory_order_relaxed);
       };
