@@ -91,3 +91,16 @@ TEST_CASE("podref bench rejects an unknown workload") {
   CHECK(res.status == 1);
   CHECK(res.err.find("unknown workload: nope") != std::string::npos);
 }
+
+TEST_CASE("bench -w soak runs the node simulation with API server faults") {
+  auto rows = run_bench({"-w", "soak", "--seconds", "1.5", "--json",
+                         "--manifests",
+                         std::string{PODREF_SOURCE_DIR} + "/examples/manifests"});
+  REQUIRE(rows.size() == 1);
+  const auto& s = rows[0];
+  INFO(s.dump());
+  CHECK(s["invariants"]["pass"] == true);
+  CHECK(s["config"]["fault_period_s"] == 0.5);
+  CHECK(s["faults"]["injected"].get<int>() >= 2);
+  CHECK(s["reads"]["total"].get<int>() > 0);
+}

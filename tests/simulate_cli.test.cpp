@@ -147,6 +147,25 @@ void check_unwatched_strategy(const std::string& strategy) {
 
 } // namespace
 
+TEST_CASE("simulate --fault-period injects every API server fault and the "
+          "invariants still hold") {
+  // Five kinds in turn, one per 0.1 s: 2 s see each kind several times,
+  // restarts of the server actor included.
+  auto result = simulate({"--json", "--duration", "2", "--pod-rate", "40",
+                          "--pod-lifetime", "0.5", "--update-rate", "100",
+                          "--readers", "2", "--read-rate", "200",
+                          "--fault-period", "0.1", "--seed", "3"});
+  INFO(result.out << result.err);
+  REQUIRE(result.status == 0);
+  auto s = nlohmann::json::parse(result.out);
+  CHECK(s["invariants"]["pass"] == true);
+  CHECK(s["config"]["fault_period_s"] == 0.1);
+  CHECK(s["faults"]["injected"].get<int>() >= 10);
+  CHECK(s["pods"]["left"] == s["pods"]["arrived"]);
+  CHECK(s["reads"]["snapshot"].get<int>() > 0);
+  CHECK(s["secrets"]["live_reflectors"] == 0);
+}
+
 TEST_CASE("simulate runs the Get strategy") {
   check_unwatched_strategy("Get");
 }

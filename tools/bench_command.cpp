@@ -2,12 +2,15 @@
 // in bench/ (library podref_bench, linked when PODREF_BUILD_BENCH is on).
 #include "bench_command.hpp"
 
+#include <algorithm>
 #include <exception>
-#include <vector>
 #include <ostream>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <unistd.h>
+
+#include "simulate_command.hpp"
 
 #ifdef PODREF_HAVE_BENCH
 #  include "bench/engine.hpp"
@@ -22,7 +25,8 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
   cmd
     ->add_option("-w,--workload", options.workloads,
                  "Workloads: register, churn-warm, churn-cold, get, "
-                 "propagate, scale (default: all)")
+                 "propagate, scale (default: all); soak: the node "
+                 "simulation with API server faults for --seconds")
     ->delimiter(',');
   cmd->add_option("-t,--threads", options.threads, "Caller thread counts")
     ->delimiter(',')
@@ -50,6 +54,10 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
     ->capture_default_str();
   cmd->add_option("--ttl", options.ttl, "TTL in seconds (cache strategy)")
     ->capture_default_str();
+  cmd->add_option("--manifests", options.manifests,
+                  "Directory of manifests (soak)")
+    ->type_name("DIR")
+    ->capture_default_str();
   cmd->add_flag("--json", options.json, "One JSON object per result line");
   cmd->add_flag("--csv", options.csv, "CSV instead of a table");
   cmd->add_option("--plot", options.plot,
@@ -57,13 +65,44 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
   return cmd;
 }
 
+namespace {
+
+/// `-w soak`: a time-bounded soak is `podref simulate` with one API server
+/// fault every half second, ending with the simulation's invariant check
+/// (exit status 1 if it fails). It is podref only: the baseline cannot
+/// follow a restarted API server.
+int run_soak(const bench_options& options, std::ostream& out,
+             std::ostream& err) {
+  simulate_options sim;
+  sim.manifests = options.manifests;
+  sim.duration = options.seconds;
+  sim.fault_period = 0.5;
+  sim.json = options.json;
+  return run_simulate_command(sim, out, err);
+}
+
+/// Removes "soak" from `workloads`; true if it was there.
+bool take_soak(std::vector<std::string>& workloads) {
+  auto i = std::remove(workloads.begin(), workloads.end(), "soak");
+  bool found = i != workloads.end();
+  workloads.erase(i, workloads.end());
+  return found;
+}
+
+} // namespace
+
 #ifdef PODREF_HAVE_BENCH
 
 int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
+  auto workloads = options.workloads;
+  if (take_soak(workloads)) {
+    if (auto rc = run_soak(options, out, err); rc != 0 || workloads.empty())
+      return rc;
+  }
   bench::bench_options opts;
-  if (!options.workloads.empty())
-    opts.workloads = options.workloads;
+  if (!workloads.empty())
+    opts.workloads = workloads;
   opts.threads = options.threads;
   opts.impls = options.impls;
   opts.strategy = options.strategy;
@@ -114,8 +153,11 @@ int run_bench_command(const bench_options& options, std::ostream& out,
 
 #else
 
-int run_bench_command(const bench_options&, std::ostream&,
+int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
+  auto workloads = options.workloads;
+  if (take_soak(workloads) && workloads.empty())
+    return run_soak(options, out, err);
   err << "podref bench: this podref was built without benchmarks "
          "(PODREF_BUILD_BENCH=OFF)\n";
   return 1;

@@ -33,6 +33,8 @@ struct bench_options {
   bool csv = false;
   /// PNG to draw throughput against threads into; empty: no plot.
   std::string plot;
+  /// Manifests of the soak's node simulation.
+  std::string manifests = "examples/manifests";
 };
 
 /// Registers the `bench` subcommand on `app`, bound to `options`.

@@ -112,7 +112,8 @@ nlohmann::ordered_json to_json(const simulation_summary& s) {
                  {"readers", c.readers},
                  {"read_rate", c.read_rate},
                  {"seed", c.seed},
-                 {"strategy", to_string(c.strategy)}};
+                 {"strategy", to_string(c.strategy)},
+                 {"fault_period_s", c.fault_period.count()}};
   x["elapsed_s"] = s.elapsed.count();
   x["templates"] = s.templates;
   x["objects"] = {{"loaded", s.objects_loaded},
@@ -123,6 +124,8 @@ nlohmann::ordered_json to_json(const simulation_summary& s) {
                {"peak_live", s.peak_live_pods},
                {"live_at_end", s.live_at_end}};
   x["updates"] = {{"total", s.updates}, {"failed", s.update_errors}};
+  x["faults"] = {{"injected", s.faults_injected},
+                 {"explained_failures", s.fault_errors}};
   x["reads"] = {
     {"total", s.reads},
     {"failed", s.read_errors},
@@ -155,6 +158,12 @@ void print_table(const simulation_summary& s, std::ostream& out) {
              s.pods_arrived, s.pods_left, s.pods_refused, s.peak_live_pods);
   fmt::print(out, "objects  {} referenced, {} updates ({} failed)\n",
              s.objects_referenced, s.updates, s.update_errors);
+  if (c.fault_period.count() > 0)
+    fmt::print(out,
+               "faults   {} injected (one per {:.2f} s); {} updates and "
+               "reads failed while the API server was down or lists "
+               "failed\n",
+               s.faults_injected, c.fault_period.count(), s.fault_errors);
   fmt::print(out,
              "reads    {} by {} reader{}, {} failed ({} when their pod "
              "left mid-read)\n",
@@ -247,6 +256,12 @@ CLI::App* add_simulate_command(CLI::App& app, simulate_options& options) {
                   "How the managers keep objects: Watch, Cache or Get")
     ->check(CLI::IsMember({"Watch", "Cache", "Get"}))
     ->capture_default_str();
+  cmd->add_option("--fault-period", options.fault_period,
+                  "Seconds between injected API server faults: failing "
+                  "lists and watches, closed watches, expired history, "
+                  "restarts (0: none)")
+    ->check(CLI::Range(0.0, 3600.0))
+    ->capture_default_str();
   cmd->add_flag("--json", options.json,
                 "Print the summary as one JSON object");
   return cmd;
@@ -266,6 +281,7 @@ int run_simulate_command(const simulate_options& options, std::ostream& out,
   config.readers = options.readers;
   config.read_rate = options.read_rate;
   config.seed = options.seed;
+  config.fault_period = std::chrono::duration<double>(options.fault_period);
   auto strategy = parse_strategy(options.strategy);
   if (!strategy) {
     err << "podref: simulate: " << strategy.error().message << '\n';

@@ -38,6 +38,8 @@ struct simulate_options {
   std::uint64_t seed = 1;
   /// The managers' strategy: "Watch", "Cache" or "Get".
   std::string strategy = "Watch";
+  /// Seconds between two injected API server faults (0: none).
+  double fault_period = 0;
   /// Print the summary as one JSON object instead of a table.
   bool json = false;
 };

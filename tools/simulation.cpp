@@ -11,6 +11,10 @@
 #include <tuple>
 #include <utility>
 
+#include <caf/actor.hpp>
+#include <caf/send.hpp>
+
+#include "podref/messages/actor_types.hpp"
 #include "podref/messages/pod_references.hpp"
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/runtime.hpp"
@@ -375,6 +379,10 @@ public:
       auto next = with_revision(latest_[idx], ++revision_);
       auto at = sim_clock::now();
       auto stored = w_.api.update(next);
+      if (!stored && faulty(stored.error())) {
+        fault_errors.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
       if (!stored) {
         ++errors_;
         if (messages.size() < max_messages)
@@ -396,8 +404,15 @@ public:
   std::vector<write_record> writes;
   std::vector<std::string> messages;
   std::atomic<std::uint64_t> updates{0};
+  std::atomic<std::uint64_t> fault_errors{0};
 
 private:
+  /// A write the server refused while it restarted.
+  bool faulty(const error_info& err) const {
+    return w_.config.fault_period.count() > 0
+           && err.code == errc::unavailable;
+  }
+
   world& w_;
   /// What the API server stored last, per object index.
   std::vector<api_object> latest_;
@@ -452,6 +467,7 @@ public:
   std::atomic<std::uint64_t> reads{0};
   std::uint64_t errors = 0;
   std::uint64_t benign_errors = 0;
+  std::uint64_t fault_errors = 0;
   std::uint64_t faults = 0;
 
 private:
@@ -482,6 +498,13 @@ private:
       ++benign_errors;
       return;
     }
+    // While lists fail or the server restarts, an object not synced yet
+    // answers upstream's sync timeout: an answer, not a fault.
+    if (w_.config.fault_period.count() > 0
+        && (err.code == errc::sync_timeout || err.code == errc::unavailable)) {
+      ++fault_errors;
+      return;
+    }
     fault("reading " + o.display() + " failed: " + err.message);
   }
 
@@ -497,6 +520,59 @@ private:
   std::mt19937_64 rng_;
   /// Newest resourceVersion this reader saw, per object index.
   std::vector<std::uint64_t> last_rv_;
+};
+
+// -- faults -------------------------------------------------------------------
+
+/// Injects one API server fault per period, cycling through every kind.
+class fault_injector {
+public:
+  explicit fault_injector(world& w) : w_(w) {
+    // nop
+  }
+
+  void run() {
+    if (w_.config.fault_period.count() <= 0) {
+      w_.stop.wait_until(sim_clock::time_point::max());
+      return;
+    }
+    pacer ticks{1.0 / w_.config.fault_period.count()};
+    const error_info injected{errc::unavailable, "injected by podref simulate"};
+    for (std::uint64_t n = 0; ticks.wait(w_.stop); ++n) {
+      auto server = w_.api.actor();
+      switch (n % 5) {
+        case 0:
+          caf::anon_send(server, fail_atom::value, source_verb::list,
+                         std::uint32_t{3}, injected);
+          break;
+        case 1:
+          caf::anon_send(server, fail_atom::value, source_verb::watch,
+                         std::uint32_t{2}, injected);
+          break;
+        case 2:
+          caf::anon_send(server, close_atom::value);
+          break;
+        case 3:
+          caf::anon_send(server, expire_atom::value);
+          break;
+        default:
+          if (auto res = w_.api.restart(); !res)
+            messages.push_back("restarting the API server failed: "
+                               + res.error().message);
+      }
+      injected_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  std::uint64_t injected() const {
+    return injected_.load();
+  }
+
+  std::vector<std::string> messages;
+
+private:
+  world& w_;
+  std::atomic<std::uint64_t> injected_{0};
 };
 
 // -- summary ------------------------------------------------------------------
@@ -656,12 +732,14 @@ simulation_summary run_simulation(const simulation_config& config,
   // The busy phase.
   node n{w};
   updater upd{w, std::move(latest)};
+  fault_injector faults_in{w};
   std::vector<std::unique_ptr<reader>> readers;
   for (std::size_t i = 0; i < config.readers; ++i)
     readers.push_back(std::make_unique<reader>(w, i));
   std::vector<std::thread> threads;
   threads.emplace_back([&n] { n.run(); });
   threads.emplace_back([&upd] { upd.run(); });
+  threads.emplace_back([&faults_in] { faults_in.run(); });
   for (auto& r : readers)
     threads.emplace_back([&r] { r->run(); });
   auto end = start + to_clock(config.duration);
@@ -693,11 +771,17 @@ simulation_summary run_simulation(const simulation_config& config,
 
   // The checks while the last pods are still there.
   auto& failures = sum.failures;
+  // After a fault, reflectors may sit in their retry backoff (at most
+  // 30 s, upstream's cap) before they list again.
+  auto settle_limit = config.fault_period.count() > 0
+                        ? quiescence_timeout + manager_options{}.backoff_cap
+                        : std::chrono::nanoseconds{quiescence_timeout};
   auto settle = [&](object_manager& m, const char* who) {
-    if (!m.wait_quiescent(quiescence_timeout))
+    auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(
+      settle_limit);
+    if (!m.wait_quiescent(limit))
       failures.push_back(std::string{who} + " did not settle within "
-                         + std::to_string(quiescence_timeout.count())
-                         + " s");
+                         + std::to_string(limit.count() / 1000) + " s");
   };
   settle(secrets.manager(), "the secret manager");
   settle(configmaps.manager(), "the configmap manager");
@@ -752,11 +836,16 @@ simulation_summary run_simulation(const simulation_config& config,
   sum.updates = upd.updates.load();
   sum.update_errors = upd.errors();
   failures.insert(failures.end(), upd.messages.begin(), upd.messages.end());
+  failures.insert(failures.end(), faults_in.messages.begin(),
+                  faults_in.messages.end());
+  sum.faults_injected = faults_in.injected();
+  sum.fault_errors = upd.fault_errors.load();
   std::uint64_t faults = 0;
   for (const auto& r : readers) {
     sum.reads += r->reads.load();
     sum.read_errors += r->errors;
     sum.benign_read_errors += r->benign_errors;
+    sum.fault_errors += r->fault_errors;
     faults += r->faults;
     failures.insert(failures.end(), r->messages.begin(), r->messages.end());
   }

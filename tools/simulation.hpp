@@ -44,6 +44,10 @@ struct simulation_config {
   std::uint64_t seed = 1;
   /// How both managers keep their objects (default options otherwise).
   podref::strategy strategy = strategy::watch;
+  /// Zero: no faults. Otherwise one API server fault per period, in turn:
+  /// three lists fail, two watches fail, every watch is closed, the event
+  /// history expires, the server actor dies and is replaced.
+  std::chrono::duration<double> fault_period{0};
 };
 
 /// What the simulation runs on: pod templates and the objects to serve.
@@ -98,6 +102,11 @@ struct simulation_summary {
   std::size_t live_at_end = 0;
   std::uint64_t updates = 0;
   std::uint64_t update_errors = 0;
+  /// Faults injected, and the failed updates and reads they explain (the
+  /// API server unavailable while it restarts, reads that timed out while
+  /// lists failed).
+  std::uint64_t faults_injected = 0;
+  std::uint64_t fault_errors = 0;
   /// Reads by the reader threads and how they ended.
   std::uint64_t reads = 0;
   std::uint64_t read_errors = 0;
