@@ -74,7 +74,11 @@ int main(int argc, char** argv) {
 
   // [readme]
   podref::secret_manager secrets{rt, api};  // Watch strategy by default
-  secrets.register_pod(p);  // returns at once; the watches start meanwhile
+  auto reg = secrets.register_pod(p);  // returns at once; watches start
+  if (!reg) {  // an invalid name or reference, or a shut-down manager
+    std::cerr << reg.error().message << '\n';
+    return 1;
+  }
   // [/readme]
   if (!secrets.manager().wait_quiescent(std::chrono::seconds(5))) {
     std::cerr << "the secrets did not sync within 5 s\n";
