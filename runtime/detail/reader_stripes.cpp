@@ -26,8 +26,10 @@ struct line_allocator {
       ::operator new(n * sizeof(T), std::align_val_t{line}));
   }
 
-  void deallocate(T* p, std::size_t n) noexcept {
-    ::operator delete(p, n * sizeof(T), std::align_val_t{line});
+  void deallocate(T* p, std::size_t) noexcept {
+    // The unsized form: clang declares sized deallocation only with
+    // -fsized-deallocation.
+    ::operator delete(p, std::align_val_t{line});
   }
 
   template <class U>
