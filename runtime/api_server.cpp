@@ -142,6 +142,19 @@ std::size_t api_server::load(const manifest_result& manifests) {
   return stored;
 }
 
+void api_server::fail_next(source_verb verb, std::uint32_t n,
+                           const error_info& err) {
+  caf::anon_send(impl_->server->get(), fail_atom::value, verb, n, err);
+}
+
+void api_server::close_watches() {
+  caf::anon_send(impl_->server->get(), close_atom::value);
+}
+
+void api_server::expire_history() {
+  caf::anon_send(impl_->server->get(), expire_atom::value);
+}
+
 caf::actor api_server::actor() const {
   return caf::actor_cast<caf::actor>(impl_->server->get());
 }

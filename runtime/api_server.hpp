@@ -3,7 +3,8 @@
 // Holds namespaced Secrets and ConfigMaps with one cluster-wide
 // resourceVersion; reflectors list and watch it through messages. Embedders
 // and tools write through this facade (any thread); tests that need its fault
-// hooks talk to actor() with the memory_api_server_actor protocol.
+// hooks talk to actor() with the memory_api_server_actor protocol (the
+// common faults also have members here).
 //
 // restart() replaces the server actor as a restarted API server would come
 // back: same objects and resourceVersion, but new watches and an empty event
@@ -12,12 +13,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
+#include "podref/messages/source_protocol.hpp"
 #include "podref/runtime/manifest.hpp"
 
 namespace caf {
@@ -70,6 +73,18 @@ public:
   /// older versions answer expired. Blocks until the old actor is gone (at
   /// most 10 s: errc::unavailable, and the old actor stays current).
   result<bool> restart();
+
+  // -- faults (tests, soaks); each applies to the current server actor ----
+
+  /// The next `n` calls of `verb` fail with `err`.
+  void fail_next(source_verb verb, std::uint32_t n, const error_info& err);
+
+  /// Ends every open watch normally (watchers resume from their last
+  /// version).
+  void close_watches();
+
+  /// Drops the event history: watches from older versions answer expired.
+  void expire_history();
 
   /// The current server actor (protocol: memory_api_server_actor); changes
   /// with restart().

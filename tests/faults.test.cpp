@@ -685,3 +685,21 @@ TEST_CASE("managers on an api_server follow its restart",
   INFO(test::describe(mismatches));
   CHECK(mismatches.empty());
 }
+
+TEST_CASE("the api_server facade injects faults into its current server",
+          "[faults][facade]") {
+  runtime rt;
+  api_server api{rt};
+  REQUIRE(api.create(make_secret("ns", "a")));
+  const error_info injected{errc::unavailable, "injected"};
+  auto get_fails_once = [&] {
+    api.fail_next(source_verb::get, 1, injected);
+    auto x = api.get(resource::secrets, "ns", "a");
+    REQUIRE_FALSE(x);
+    CHECK(x.error() == injected);
+    CHECK(api.get(resource::secrets, "ns", "a"));
+  };
+  get_fails_once();
+  REQUIRE(api.restart());
+  get_fails_once(); // the hooks follow the replacement
+}

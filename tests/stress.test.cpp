@@ -17,10 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include <caf/actor.hpp>
-#include <caf/send.hpp>
-
-#include "podref/messages/actor_types.hpp"
 #include "podref/messages/pod_references.hpp"
 #include "podref/messages/pod_registration.hpp"
 #include "podref/runtime/api_server.hpp"
@@ -155,21 +151,18 @@ std::vector<std::string> churn(api_server& api, const std::atomic<bool>& stop,
     if (!api.update(make_secret("default", name,
                                 {{"v", std::to_string(round)}})))
       bad.push_back("update of " + name + " failed");
-    auto server = api.actor();
     switch (round % 50) {
       case 10:
-        caf::anon_send(server, fail_atom::value, source_verb::list,
-                       std::uint32_t{3}, injected);
+        api.fail_next(source_verb::list, 3, injected);
         break;
       case 20:
-        caf::anon_send(server, fail_atom::value, source_verb::watch,
-                       std::uint32_t{2}, injected);
+        api.fail_next(source_verb::watch, 2, injected);
         break;
       case 30:
-        caf::anon_send(server, close_atom::value);
+        api.close_watches();
         break;
       case 40:
-        caf::anon_send(server, expire_atom::value);
+        api.expire_history();
         break;
       case 49:
         if (round % 200 == 49) {

@@ -11,10 +11,6 @@
 #include <tuple>
 #include <utility>
 
-#include <caf/actor.hpp>
-#include <caf/send.hpp>
-
-#include "podref/messages/actor_types.hpp"
 #include "podref/messages/pod_references.hpp"
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/runtime.hpp"
@@ -539,21 +535,18 @@ public:
     pacer ticks{1.0 / w_.config.fault_period.count()};
     const error_info injected{errc::unavailable, "injected by podref simulate"};
     for (std::uint64_t n = 0; ticks.wait(w_.stop); ++n) {
-      auto server = w_.api.actor();
       switch (n % 5) {
         case 0:
-          caf::anon_send(server, fail_atom::value, source_verb::list,
-                         std::uint32_t{3}, injected);
+          w_.api.fail_next(source_verb::list, 3, injected);
           break;
         case 1:
-          caf::anon_send(server, fail_atom::value, source_verb::watch,
-                         std::uint32_t{2}, injected);
+          w_.api.fail_next(source_verb::watch, 2, injected);
           break;
         case 2:
-          caf::anon_send(server, close_atom::value);
+          w_.api.close_watches();
           break;
         case 3:
-          caf::anon_send(server, expire_atom::value);
+          w_.api.expire_history();
           break;
         default:
           if (auto res = w_.api.restart(); !res)
