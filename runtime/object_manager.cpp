@@ -144,7 +144,7 @@ struct object_manager::impl {
     in_flight.fetch_add(1, std::memory_order_acq_rel);
     if (closing.load(std::memory_order_acquire)) {
       in_flight.fetch_sub(1, std::memory_order_acq_rel);
-      return error_info{errc::shut_down, "podref manager is shut down"};
+      return shut_down_error();
     }
     std::optional<result<api_object>> answer;
     {
@@ -193,7 +193,7 @@ struct object_manager::impl {
   error_info translate(const caf::error& err, const std::string& ns,
                        const std::string& name) const {
     if (closing.load(std::memory_order_acquire))
-      return {errc::shut_down, "podref manager is shut down"};
+      return shut_down_error();
     if (err == caf::sec::request_timeout)
       return sync_timeout_error(res);
     // The reflector went away while the read waited: its last reference
@@ -299,7 +299,7 @@ result<api_object> object_manager::get(const std::string& ns,
                                        const std::string& name) {
   auto& d = *impl_;
   if (d.closing.load(std::memory_order_acquire))
-    return error_info{errc::shut_down, "podref manager is shut down"};
+    return shut_down_error();
   switch (d.opts.strategy) {
     case strategy::get:
       return d.live_read(ns, name);
