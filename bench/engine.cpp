@@ -221,17 +221,21 @@ struct engine::impl_state {
                                   s.register_pod(p);
                                   s.unregister_pod(p);
                                 });
+    // An op is done when what it started has stopped: the time runs until
+    // every command is applied (sync) and every reflector the ops started is
+    // gone (quiescent), for both implementations. Both stop reflectors
+    // asynchronously, so the loop alone would count work left behind.
     auto t = clock_type::now();
     s.sync();
     r.extra["loop_s"] = loop.seconds;
     r.extra["sync_s"] = since(t);
-    r.ops = loop.ops;
-    r.seconds = loop.seconds + r.extra["sync_s"];
-    fill(r, loop.latency);
     t = clock_type::now();
     if (!s.wait_quiescent(settle_timeout))
       r.extra["quiescent_timeout"] = 1;
     r.extra["quiesce_s"] = since(t);
+    r.ops = loop.ops;
+    r.seconds = loop.seconds + r.extra["sync_s"] + r.extra["quiesce_s"];
+    fill(r, loop.latency);
   }
 
   void run_get(subject& s, bench_result& r, const std::string& label) {
