@@ -324,11 +324,6 @@ void on_source_down(self_ptr self, const caf::actor_addr& who) {
   resolve_source(self);
 }
 
-void command_done(self_ptr self) {
-  self->state.cfg.read_side->counters.pending_commands.fetch_sub(
-    1, std::memory_order_relaxed);
-}
-
 /// Commands one drain message applies before yielding to other messages.
 constexpr std::size_t drain_batch = 4096;
 
@@ -337,10 +332,11 @@ bool apply_commands(self_ptr self, std::size_t limit) {
   auto& st = self->state;
   if (!st.cfg.inbox)
     return false;
-  for (std::size_t n = 0; n < limit; ++n) {
+  std::size_t n = 0;
+  for (; n < limit; ++n) {
     if (st.pending.empty()) {
       if (st.cfg.inbox->idle())
-        return false;
+        break;
       st.pending = st.cfg.inbox->take();
     }
     std::unique_ptr<detail::command> cmd{st.pending.pop()};
@@ -348,8 +344,9 @@ bool apply_commands(self_ptr self, std::size_t limit) {
       register_pod(self, cmd->reg);
     else
       unregister_pod(self, *cmd->reg);
-    command_done(self);
   }
+  if (n > 0)
+    st.cfg.inbox->applied(n);
   return !st.pending.empty() || !st.cfg.inbox->idle();
 }
 
@@ -390,12 +387,10 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
     [self](reg_pod_atom, const pod_registration_ptr& reg) {
       catch_up(self);
       register_pod(self, reg);
-      command_done(self);
     },
     [self](unreg_pod_atom, const pod_registration_ptr& reg) {
       catch_up(self);
       unregister_pod(self, *reg);
-      command_done(self);
     },
     [self](add_ref_atom, const std::string& ns, const std::string& name,
            const std::string& uid) {

@@ -27,8 +27,7 @@ struct object_manager::impl {
   resource res;
   manager_options opts;
   detail::read_side_ptr rs = std::make_shared<detail::read_side>();
-  std::shared_ptr<detail::command_inbox> inbox =
-    std::make_shared<detail::command_inbox>();
+  std::shared_ptr<detail::command_inbox> inbox;
   object_source_actor source;
   manager_actor mgr;
   std::shared_future<void> mgr_down;
@@ -45,6 +44,7 @@ struct object_manager::impl {
     : sys(sys),
       res(res),
       opts(opts),
+      inbox(std::make_shared<detail::command_inbox>(opts.max_unapplied)),
       source(caf::actor_cast<object_source_actor>(src)),
       resolve(std::move(resolve)) {
     manager_config cfg;
@@ -68,7 +68,11 @@ struct object_manager::impl {
     mgr = sys.spawn(manager, std::move(cfg));
     auto down = std::make_shared<std::promise<void>>();
     mgr_down = down->get_future().share();
-    mgr->attach_functor([down](const caf::error&) { down->set_value(); });
+    // Callers waiting for room must not wait for a manager that is gone.
+    mgr->attach_functor([down, box = inbox](const caf::error&) {
+      box->close();
+      down->set_value();
+    });
   }
 
   std::int64_t now_ns() const {
@@ -84,7 +88,6 @@ struct object_manager::impl {
     if (opts.strategy == strategy::get
         || closing.load(std::memory_order_acquire))
       return;
-    rs->counters.pending_commands.fetch_add(1, std::memory_order_relaxed);
     if (inbox->push(what, std::move(reg)))
       caf::anon_send(mgr, drain_atom::value);
   }
@@ -204,6 +207,7 @@ struct object_manager::impl {
   void shutdown() {
     std::call_once(shutdown_once, [this] {
       closing.store(true, std::memory_order_release);
+      inbox->close();
       caf::anon_send_exit(mgr, caf::exit_reason::user_shutdown);
       mgr_down.wait();
       // Reads in flight end quickly: their reflectors die with the manager.
@@ -331,6 +335,8 @@ manager_stats object_manager::stats() const {
   auto reads = impl_->rs->domain.sum_counters();
   st.snapshot_reads = reads.snapshot_reads;
   st.waited_reads = reads.waited_reads;
+  st.unapplied_commands = impl_->inbox->unapplied();
+  st.backlog_waits = impl_->inbox->waits();
   return st;
 }
 
@@ -341,7 +347,7 @@ bool object_manager::wait_quiescent(std::chrono::milliseconds timeout) {
   // time after the manager spawned it, and dies some time after the manager
   // stopped it: busy alone misses both.
   auto settled = [&] {
-    if (load(c.pending_commands) != 0)
+    if (impl_->inbox->unapplied() != 0)
       return false;
     // Cache entries are not reflectors: only fetches in flight count.
     if (impl_->opts.strategy != strategy::watch)

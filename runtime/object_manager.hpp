@@ -5,9 +5,10 @@
 //
 // Contracts:
 // - any number of threads may call every member at once;
-// - register_pod / unregister_pod never wait: they enqueue and return
-//   (sync() waits until everything enqueued before it is applied); under
-//   Get they keep nothing. register_pod checks the pod's names first and
+// - register_pod / unregister_pod enqueue and return (sync() waits until
+//   everything enqueued before it is applied); they wait only while the
+//   manager is more than manager_options::max_unapplied commands behind
+//   (back-pressure). Under Get they keep nothing. register_pod checks the pod's names first and
 //   rejects a bad one with an error, enqueueing nothing;
 // - Watch: get() of a synced object is a lock-free lookup of the snapshot
 //   its reflector published: no actor round trip, no lock, no clock read,
@@ -66,6 +67,16 @@ struct manager_options {
   /// Seed of the backoff jitter.
   std::uint64_t seed = 0;
 
+  // -- every strategy that keeps objects ----------------------------------------
+
+  /// Back-pressure: register_pod / unregister_pod called while more than
+  /// this many commands are enqueued and not yet applied wait until the
+  /// manager has applied half of them. Zero: never wait (unbounded).
+  /// Threads of a runtime podref created never wait (they run the
+  /// manager); with the embedder's actor system, do not call them from its
+  /// actors unless this is zero.
+  std::size_t max_unapplied = 65536;
+
   // -- Cache ------------------------------------------------------------------
 
   /// The object TTL when the node has no valid TTL annotation.
@@ -92,6 +103,10 @@ struct manager_stats {
   /// Reads answered from a published snapshot / through the actors.
   std::uint64_t snapshot_reads = 0;
   std::uint64_t waited_reads = 0;
+  /// Registrations and unregistrations enqueued and not applied yet, and
+  /// the calls that waited because too many were (max_unapplied).
+  std::int64_t unapplied_commands = 0;
+  std::uint64_t backlog_waits = 0;
 };
 
 class object_manager {

@@ -3,8 +3,32 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
+#include <caf/thread_hook.hpp>
+
+#include "podref/runtime/detail/command_inbox.hpp"
 
 namespace podref {
+
+namespace {
+
+/// Marks the scheduler's workers: a back-pressured registration made on one
+/// of them must not wait for the manager it may be needed to run.
+class worker_marker : public caf::thread_hook {
+public:
+  void init(caf::actor_system&) override {
+    // nop
+  }
+
+  void thread_started() override {
+    detail::command_inbox::never_wait_on_this_thread();
+  }
+
+  void thread_terminates() override {
+    // nop
+  }
+};
+
+} // namespace
 
 struct runtime::owned {
   caf::actor_system_config cfg;
@@ -14,6 +38,7 @@ struct runtime::owned {
                                            const runtime_options& opts) {
     cfg.set("scheduler.policy", caf::atom_from_string(opts.policy));
     cfg.set("scheduler.max-threads", opts.workers);
+    cfg.add_thread_hook<worker_marker>();
     return cfg;
   }
 

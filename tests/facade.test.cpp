@@ -499,3 +499,47 @@ TEST_CASE("concurrent registrations, reads and updates leave exactly the "
   CHECK(st.open_watches == 0);
   CHECK(st.reflectors_started == st.reflectors_stopped);
 }
+
+TEST_CASE("a bounded backlog makes callers wait and loses nothing",
+          "[facade][backpressure]") {
+  constexpr int num_threads = 4;
+  constexpr int pods_per_thread = 500;
+  runtime rt;
+  api_server api{rt};
+  for (int i = 0; i < 20; ++i)
+    REQUIRE(api.create(make_secret("default", "s" + std::to_string(i), {})));
+  manager_options opts;
+  opts.max_unapplied = 4;
+  secret_manager sm{rt, api, opts};
+  auto pod_of = [](int t, int k) {
+    auto id = std::to_string(t) + "-" + std::to_string(k);
+    return pod_with_secrets("default", "p" + id, "uid-" + id,
+                            {"s" + std::to_string(k % 20)}, {});
+  };
+  // Catch2's assertions are not thread-safe: threads count failures.
+  std::atomic<int> failed_calls{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < num_threads; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < pods_per_thread; ++k)
+        if (!sm.register_pod(pod_of(t, k)))
+          ++failed_calls;
+      // Keep the pods of the first ten secrets, drop the others.
+      for (int k = 0; k < pods_per_thread; ++k)
+        if (k % 20 >= 10 && !sm.unregister_pod(pod_of(t, k)))
+          ++failed_calls;
+    });
+  for (auto& th : threads)
+    th.join();
+  CHECK(failed_calls == 0);
+  REQUIRE(sm.manager().sync());
+  auto st = sm.manager().stats();
+  INFO("calls that waited for room: " << st.backlog_waits);
+  CHECK(st.unapplied_commands == 0);
+  CHECK(st.registered_pods == num_threads * pods_per_thread / 2);
+  CHECK(st.referenced_objects == 10);
+  REQUIRE(sm.manager().wait_quiescent(10s));
+  CHECK(sm.manager().stats().live_reflectors == 10);
+  CHECK(sm.get_secret("default", "s3"));
+  CHECK(sm.get_secret("default", "s13").error().code == errc::not_registered);
+}

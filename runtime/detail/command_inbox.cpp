@@ -27,7 +27,24 @@ command_inbox::~command_inbox() {
   free_list(head_.load(std::memory_order_acquire));
 }
 
+namespace {
+
+thread_local bool never_wait = false;
+
+} // namespace
+
+void command_inbox::never_wait_on_this_thread() noexcept {
+  never_wait = true;
+}
+
 bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
+  // Concurrent callers may all pass the check: the bound is exceeded by at
+  // most one command per caller thread.
+  if (max_unapplied_ > 0 && !never_wait
+      && unapplied_.load(std::memory_order_relaxed) >= max_unapplied_
+      && !closed_.load(std::memory_order_relaxed))
+    wait_for_room();
+  unapplied_.fetch_add(1, std::memory_order_relaxed);
   auto* x = new command{what, std::move(reg), nullptr};
   auto* head = head_.load(std::memory_order_relaxed);
   do {
@@ -36,6 +53,36 @@ bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
   } while (!head_.compare_exchange_weak(head, x, std::memory_order_release,
                                         std::memory_order_relaxed));
   return head == nullptr;
+}
+
+void command_inbox::wait_for_room() {
+  waits_.fetch_add(1, std::memory_order_relaxed);
+  std::unique_lock<std::mutex> guard{room_lock_};
+  // Seq_cst with applied(): either it sees this waiter or the predicate
+  // below sees its decrement, so no wake-up is lost.
+  waiters_.fetch_add(1);
+  room_.wait(guard, [this] {
+    return closed_.load() || unapplied_.load() <= max_unapplied_ / 2;
+  });
+  guard.unlock();
+  waiters_.fetch_sub(1);
+}
+
+void command_inbox::applied(std::size_t n) {
+  auto now = unapplied_.fetch_sub(static_cast<std::int64_t>(n))
+             - static_cast<std::int64_t>(n);
+  if (waiters_.load() > 0 && now <= max_unapplied_ / 2) {
+    std::lock_guard<std::mutex> guard{room_lock_};
+    room_.notify_all();
+  }
+}
+
+void command_inbox::close() {
+  closed_.store(true);
+  if (waiters_.load() > 0) {
+    std::lock_guard<std::mutex> guard{room_lock_};
+    room_.notify_all();
+  }
 }
 
 command_batch command_inbox::take() noexcept {

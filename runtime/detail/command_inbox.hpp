@@ -8,17 +8,31 @@
 // instead; only the push that finds it empty wakes the manager with one
 // message, and the manager takes everything pushed so far at once.
 //
+// Back-pressure: an inbox may be bounded. Callers that push while more than
+// `max_unapplied` commands are pushed and not yet applied wait until the
+// consumer has brought the backlog down to half of it, so a node whose
+// callers outrun the manager holds a bounded backlog instead of growing
+// without limit. Threads marked with never_wait_on_this_thread() (the
+// scheduler's workers, which run the consumer) never wait: a worker waiting
+// for the manager could be the thread the manager needs.
+//
 // Contract:
 // - push() from any number of threads; it returns true iff the inbox was
 //   empty, and then the caller must wake the consumer;
 // - take() on the consumer only: every command pushed before it (happens
 //   before it), in push order per producer and in one linearised order
 //   overall; anything the consumer must order after a caller's pushes (a
-//   sync, a read) takes first.
+//   sync, a read) takes first;
+// - applied(n) on the consumer after applying n taken commands;
+// - close() releases every waiting caller for good (shutdown, or the
+//   consumer is gone); later pushes never wait.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include "podref/messages/pod_registration.hpp"
 
@@ -71,7 +85,11 @@ private:
 
 class command_inbox {
 public:
-  command_inbox() = default;
+  /// An inbox whose callers wait above `max_unapplied` commands (0: never).
+  explicit command_inbox(std::size_t max_unapplied = 0) noexcept
+    : max_unapplied_(static_cast<std::int64_t>(max_unapplied)) {
+    // nop
+  }
 
   command_inbox(const command_inbox&) = delete;
   command_inbox& operator=(const command_inbox&) = delete;
@@ -79,8 +97,28 @@ public:
   /// Frees commands nobody took.
   ~command_inbox();
 
-  /// Pushes a command; true iff the inbox was empty.
+  /// Pushes a command, first waiting while the backlog is over the bound
+  /// (see above); true iff the inbox was empty.
   bool push(command::kind what, pod_registration_ptr reg);
+
+  /// The consumer applied `n` commands it took.
+  void applied(std::size_t n);
+
+  /// Releases waiting callers; no push waits any more.
+  void close();
+
+  /// Pushed and not yet applied.
+  std::int64_t unapplied() const noexcept {
+    return unapplied_.load(std::memory_order_relaxed);
+  }
+
+  /// Callers that waited for room (for stats and tests).
+  std::uint64_t waits() const noexcept {
+    return waits_.load(std::memory_order_relaxed);
+  }
+
+  /// Marks the calling thread as one that must never wait in push().
+  static void never_wait_on_this_thread() noexcept;
 
   /// Everything pushed so far, oldest first.
   command_batch take() noexcept;
@@ -91,8 +129,18 @@ public:
   }
 
 private:
+  void wait_for_room();
+
   /// The newest command; each links to the one pushed before it.
   std::atomic<command*> head_{nullptr};
+  const std::int64_t max_unapplied_;
+  std::atomic<std::int64_t> unapplied_{0};
+  /// Callers inside wait_for_room(); the consumer locks only when nonzero.
+  std::atomic<int> waiters_{0};
+  std::atomic<bool> closed_{false};
+  std::atomic<std::uint64_t> waits_{0};
+  std::mutex room_lock_;
+  std::condition_variable room_;
 };
 
 } // namespace podref::detail

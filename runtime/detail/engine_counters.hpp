@@ -15,9 +15,6 @@ struct alignas(64) engine_counters {
   // -- written by the manager --------------------------------------------------
   std::atomic<std::int64_t> registered_pods{0};
   std::atomic<std::int64_t> referenced_objects{0};
-  /// Commands sent to the manager and not yet applied (the facade increments,
-  /// the manager decrements): zero means every registration is applied.
-  std::atomic<std::int64_t> pending_commands{0};
   /// Reflectors spawned (first spawns and replacements). A reflector counts
   /// itself in reflectors_started only once it runs, later: until both are
   /// equal, some reflector exists that no other counter shows yet.
@@ -29,7 +26,7 @@ struct alignas(64) engine_counters {
   std::atomic<std::uint64_t> reflectors_stopped{0};
   std::atomic<std::int64_t> open_watches{0};
   /// Reflectors running but not yet synced, plus source calls in flight:
-  /// zero (with pending_commands zero) means the engine is quiescent.
+  /// zero (with no unapplied command in the inbox) means the engine is quiescent.
   std::atomic<std::int64_t> busy{0};
   std::atomic<std::uint64_t> gets{0};
   std::atomic<std::uint64_t> lists{0};
