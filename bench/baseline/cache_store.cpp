@@ -20,7 +20,7 @@ std::string cache_store::key_of(const api_object& x) {
 void cache_store::replace(const std::vector<api_object>& items) {
   std::lock_guard<std::mutex> guard{lock_};
   {
-    std::unique_lock<std::shared_mutex> write{items_lock_};
+    std::unique_lock<rw_mutex> write{items_lock_};
     items_.clear();
     for (const auto& x : items)
       items_.emplace(key_of(x), x);
@@ -32,7 +32,7 @@ void cache_store::apply(const watch_event& ev) {
   if (ev.type == watch_event_type::bookmark || !ev.object)
     return;
   auto key = key_of(ev.object);
-  std::unique_lock<std::shared_mutex> write{items_lock_};
+  std::unique_lock<rw_mutex> write{items_lock_};
   if (ev.type == watch_event_type::deleted)
     items_.erase(key);
   else
@@ -41,7 +41,7 @@ void cache_store::apply(const watch_event& ev) {
 
 std::optional<api_object>
 cache_store::get_by_key(const std::string& key) const {
-  std::shared_lock<std::shared_mutex> read{items_lock_};
+  std::shared_lock<rw_mutex> read{items_lock_};
   auto i = items_.find(key);
   if (i == items_.end())
     return std::nullopt;

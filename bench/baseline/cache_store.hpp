@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/baseline/rw_mutex.hpp"
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/source_protocol.hpp"
 
@@ -35,7 +36,7 @@ public:
 private:
   static std::string key_of(const api_object& x);
 
-  mutable std::shared_mutex items_lock_;
+  mutable rw_mutex items_lock_;
   std::unordered_map<std::string, api_object> items_;
   mutable std::mutex lock_;
   bool unsynced_ = true;

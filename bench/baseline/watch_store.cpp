@@ -73,7 +73,7 @@ watch_store::watch_store(caf::actor_system& sys, const caf::actor& server)
 }
 
 watch_store::~watch_store() {
-  std::unique_lock<std::shared_mutex> guard{lock_};
+  std::unique_lock<rw_mutex> guard{lock_};
   for (auto& kvp : items_)
     kvp.second->stop();
 }
@@ -92,7 +92,7 @@ watch_store::new_reflector_locked(const std::string& ns,
 void watch_store::add_reference(const std::string& ns,
                                 const std::string& name,
                                 const std::string& uid) {
-  std::unique_lock<std::shared_mutex> guard{lock_};
+  std::unique_lock<rw_mutex> guard{lock_};
   auto& slot = items_[object_key{ns, name}];
   if (!slot)
     slot = new_reflector_locked(ns, name);
@@ -103,7 +103,7 @@ void watch_store::add_reference(const std::string& ns,
 void watch_store::delete_reference(const std::string& ns,
                                    const std::string& name,
                                    const std::string& uid) {
-  std::unique_lock<std::shared_mutex> guard{lock_};
+  std::unique_lock<rw_mutex> guard{lock_};
   auto i = items_.find(object_key{ns, name});
   if (i == items_.end())
     return;
@@ -120,7 +120,7 @@ result<api_object> watch_store::get(const std::string& ns,
                                     const std::string& name) {
   std::shared_ptr<item> it;
   {
-    std::shared_lock<std::shared_mutex> guard{lock_};
+    std::shared_lock<rw_mutex> guard{lock_};
     auto i = items_.find(object_key{ns, name});
     if (i != items_.end())
       it = i->second;
@@ -151,7 +151,7 @@ std::int64_t watch_store::live_reflectors() const {
 }
 
 std::int64_t watch_store::referenced_objects() const {
-  std::shared_lock<std::shared_mutex> guard{lock_};
+  std::shared_lock<rw_mutex> guard{lock_};
   return static_cast<std::int64_t>(items_.size());
 }
 
@@ -161,7 +161,7 @@ bool watch_store::wait_quiescent(std::chrono::milliseconds timeout) {
     std::int64_t running = 0;
     bool synced = true;
     {
-      std::shared_lock<std::shared_mutex> guard{lock_};
+      std::shared_lock<rw_mutex> guard{lock_};
       for (auto& kvp : items_) {
         std::lock_guard<std::mutex> item_guard{kvp.second->lock};
         if (!kvp.second->stopped) {

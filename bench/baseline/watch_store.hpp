@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "bench/baseline/rw_mutex.hpp"
 #include "bench/baseline/object_store.hpp"
 
 namespace caf {
@@ -47,7 +48,7 @@ private:
                                              const std::string& name);
 
   std::unique_ptr<shared> shared_;
-  mutable std::shared_mutex lock_;
+  mutable rw_mutex lock_;
   std::unordered_map<object_key, std::shared_ptr<item>, object_key_hash>
     items_;
 };
