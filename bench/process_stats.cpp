@@ -1,4 +1,5 @@
-// Reads /proc/self and asks glibc's malloc.
+// Reads /proc/self and asks the allocator: tcmalloc when the program links
+// it (see podref_program_malloc in CMakeLists.txt), else glibc's malloc.
 #include "bench/process_stats.hpp"
 
 #include <fstream>
@@ -6,6 +7,13 @@
 
 #include <malloc.h>
 #include <unistd.h>
+
+// tcmalloc's C interface, present only when tcmalloc is linked.
+extern "C" {
+__attribute__((weak)) int MallocExtension_GetNumericProperty(const char* name,
+                                                             size_t* value);
+__attribute__((weak)) void MallocExtension_ReleaseFreeMemory();
+}
 
 namespace podref::bench {
 
@@ -34,11 +42,19 @@ void reset_peak_rss() {
 }
 
 std::uint64_t heap_bytes() {
+  if (MallocExtension_GetNumericProperty != nullptr) {
+    size_t value = 0;
+    if (MallocExtension_GetNumericProperty("generic.current_allocated_bytes",
+                                           &value))
+      return value;
+  }
   auto info = mallinfo2();
   return static_cast<std::uint64_t>(info.uordblks + info.hblkhd);
 }
 
 void trim_heap() {
+  if (MallocExtension_ReleaseFreeMemory != nullptr)
+    MallocExtension_ReleaseFreeMemory();
   malloc_trim(0);
 }
 

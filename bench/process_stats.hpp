@@ -17,7 +17,8 @@ std::uint64_t peak_rss_bytes();
 /// /proc/self/clear_refs); a no-op where the kernel refuses.
 void reset_peak_rss();
 
-/// Heap bytes in use according to malloc (mallinfo2).
+/// Heap bytes in use according to the allocator (tcmalloc's
+/// current_allocated_bytes, else glibc's mallinfo2).
 std::uint64_t heap_bytes();
 
 /// Returns free heap memory to the kernel, so RSS deltas measure use.
