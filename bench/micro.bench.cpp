@@ -1,5 +1,6 @@
 // Micro-benchmarks (Google Benchmark) of the steps under podref's load
-// workloads: reference extraction from a decoded pod, one register +
+// workloads: reference extraction from a decoded pod, the caller's share of
+// a registration and an unregistration, one register +
 // unregister step through the manager actor, and a snapshot read through
 // object_manager::get.
 #include <memory>
@@ -13,6 +14,7 @@
 #include "podref/messages/actor_types.hpp"
 #include "podref/messages/pod_references.hpp"
 #include "podref/messages/pod_registration.hpp"
+#include "podref/messages/validation.hpp"
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/object_manager.hpp"
 #include "podref/runtime/runtime.hpp"
@@ -70,6 +72,27 @@ void reference_extraction(benchmark::State& state) {
     benchmark::DoNotOptimize(make_registration(p, resource::secrets));
 }
 BENCHMARK(reference_extraction);
+
+/// The caller's share of register_pod without the inbox: validation, then
+/// the registration. The block is freed on this thread here, not on the
+/// manager's, so allocation is cheaper than under load.
+void register_caller_side(benchmark::State& state) {
+  auto p = bench::make_bench_pod("pod", 1, "s-1", "s-2", "s-3");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(find_pod_problem(p));
+    benchmark::DoNotOptimize(make_registration(p, resource::secrets));
+  }
+}
+BENCHMARK(register_caller_side);
+
+/// The caller's share of unregister_pod without the inbox: the pod's key.
+void unregister_caller_side(benchmark::State& state) {
+  auto p = bench::make_bench_pod("pod", 1, "s-1", "s-2", "s-3");
+  const auto& m = p.metadata;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(make_registration(m.ns, m.name, m.uid));
+}
+BENCHMARK(unregister_caller_side);
 
 void register_step_actor(benchmark::State& state) {
   auto& f = engine_fixture::instance();

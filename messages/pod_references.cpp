@@ -142,6 +142,20 @@ bool visit_config_map_names(const pod& p, V& visitor) {
   return true;
 }
 
+/// Stores views into a caller's buffer and counts past its end.
+struct view_collector {
+  std::string_view* out;
+  std::size_t capacity;
+  std::size_t count = 0;
+
+  bool operator()(const std::string& name) noexcept {
+    if (count < capacity)
+      out[count] = name;
+    ++count;
+    return true;
+  }
+};
+
 void sort_unique(std::vector<std::string>& xs) {
   std::sort(xs.begin(), xs.end());
   xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
@@ -182,6 +196,20 @@ std::vector<std::string> config_map_names(const pod& p) {
   visit_config_map_names(p, collect);
   sort_unique(result);
   return result;
+}
+
+std::size_t secret_name_views(const pod& p, std::string_view* out,
+                              std::size_t capacity) {
+  view_collector collect{out, capacity};
+  visit_secret_names(p, collect);
+  return collect.count;
+}
+
+std::size_t config_map_name_views(const pod& p, std::string_view* out,
+                                  std::size_t capacity) {
+  view_collector collect{out, capacity};
+  visit_config_map_names(p, collect);
+  return collect.count;
 }
 
 } // namespace podref

@@ -4,9 +4,11 @@
 // sets, so they must match the kubelet field for field.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "podref/messages/pod.hpp"
@@ -58,5 +60,17 @@ std::vector<std::string> secret_names(const pod& p);
 
 /// The distinct ConfigMap names `p` references, sorted.
 std::vector<std::string> config_map_names(const pod& p);
+
+/// The hot path's form of the visitors (one call per registration): views
+/// of every non-empty Secret name `p` references, in visit order with
+/// duplicates, stored into `out` up to `capacity`. Returns the number of
+/// names; when that exceeds `capacity`, only the first `capacity` are
+/// stored and the caller retries with room for all.
+std::size_t secret_name_views(const pod& p, std::string_view* out,
+                              std::size_t capacity);
+
+/// As secret_name_views, for the ConfigMap names `p` references.
+std::size_t config_map_name_views(const pod& p, std::string_view* out,
+                                  std::size_t capacity);
 
 } // namespace podref

@@ -1,38 +1,170 @@
 #include "podref/messages/pod_registration.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <new>
 
 #include "podref/messages/pod_references.hpp"
 
 namespace podref {
 
-pod_registration::pod_registration(std::string_view ns, std::string_view name,
-                                   std::string_view uid,
-                                   std::vector<std::string_view> names) {
-  // Keys share the "ns/" prefix, so sorting names sorts keys.
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  auto size = ns.size() + name.size() + uid.size() + 2;
-  for (auto n : names)
-    size += ns.size() + 1 + n.size();
-  text_.reserve(size);
-  text_.append(ns).append(1, '\0');
-  name_at_ = static_cast<std::uint32_t>(text_.size());
-  text_.append(name).append(1, '\0');
-  uid_at_ = static_cast<std::uint32_t>(text_.size());
-  text_.append(uid);
-  keys_at_ = static_cast<std::uint32_t>(text_.size());
-  key_hash_ = hash_text(view(0, keys_at_));
-  uid_hash_ = hash_text(this->uid());
-  objects_.reserve(names.size());
-  for (auto n : names) {
-    object x;
-    x.at = static_cast<std::uint32_t>(text_.size());
-    text_.append(ns).append(1, '/').append(n);
-    x.size = static_cast<std::uint32_t>(text_.size() - x.at);
-    x.hash = hash_text(view(x.at, x.at + x.size));
-    objects_.push_back(x);
+/// What make_registration asks of the allocation: `tail_bytes` behind the
+/// control block (which holds the registration); the allocator records
+/// where they start.
+struct pod_registration::block {
+  std::size_t tail_bytes = 0;
+  char* tail = nullptr;
+};
+
+namespace {
+
+// -- one allocation per registration ----------------------------------------------
+
+/// Gives allocate_shared one allocation with room behind what it asks for.
+/// allocate_shared allocates exactly once, before it constructs the
+/// registration, so the constructor finds its tail in the block.
+template <class T>
+struct tail_allocator {
+  using value_type = T;
+
+  /// Only used by allocate(); dangling afterwards.
+  pod_registration::block* storage;
+
+  explicit tail_allocator(pod_registration::block* storage) noexcept
+    : storage(storage) {
+    // nop
   }
+
+  template <class U>
+  tail_allocator(const tail_allocator<U>& other) noexcept
+    : storage(other.storage) {
+    // nop
+  }
+
+  T* allocate(std::size_t n) {
+    constexpr std::size_t align = alignof(std::max_align_t);
+    auto head = (n * sizeof(T) + align - 1) & ~(align - 1);
+    auto* p = static_cast<char*>(::operator new(head + storage->tail_bytes));
+    storage->tail = p + head;
+    return reinterpret_cast<T*>(p);
+  }
+
+  void deallocate(T* p, std::size_t) noexcept {
+    ::operator delete(static_cast<void*>(p));
+  }
+
+  template <class U>
+  bool operator==(const tail_allocator<U>&) const noexcept {
+    return true;
+  }
+
+  template <class U>
+  bool operator!=(const tail_allocator<U>&) const noexcept {
+    return false;
+  }
+};
+
+// -- names ------------------------------------------------------------------------
+
+/// Sorts and drops duplicates; returns the new count. Pods reference a
+/// handful of names: an insertion sort that drops a name as soon as it
+/// meets its twin makes one three-way compare per step there.
+std::size_t sort_unique(std::string_view* xs, std::size_t n) {
+  if (n > 16) {
+    std::sort(xs, xs + n);
+    return static_cast<std::size_t>(std::unique(xs, xs + n) - xs);
+  }
+  std::size_t kept = 0; // xs[0..kept) is sorted and distinct
+  for (std::size_t i = 0; i < n; ++i) {
+    auto x = xs[i];
+    auto j = kept;
+    int order = 1;
+    while (j > 0 && (order = x.compare(xs[j - 1])) < 0)
+      --j;
+    if (j > 0 && order == 0)
+      continue; // a duplicate
+    for (auto k = kept; k > j; --k)
+      xs[k] = xs[k - 1];
+    xs[j] = x;
+    ++kept;
+  }
+  return kept;
+}
+
+/// Copies `x` to `out` and returns the end of the copy. Keys are short:
+/// fixed-size copies (overlapping at the end) inline to a few moves where
+/// a memcpy call costs more than the copy; GCC does not inline this by
+/// itself (nine calls per registration).
+[[gnu::always_inline]] inline char* put(char* out,
+                                        std::string_view x) noexcept {
+  const char* p = x.data();
+  auto n = x.size();
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 < n; i += 8)
+      std::memcpy(out + i, p + i, 8);
+    std::memcpy(out + n - 8, p + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(out, p, 4);
+    std::memcpy(out + n - 4, p + n - 4, 4);
+  } else if (n > 0) {
+    out[0] = p[0];
+    out[n / 2] = p[n / 2];
+    out[n - 1] = p[n - 1];
+  }
+  return out + n;
+}
+
+/// The registration of (ns, name, uid) referencing names[0..n), in any
+/// order with duplicates; reorders `names`.
+pod_registration_ptr build(std::string_view ns, std::string_view name,
+                           std::string_view uid, std::string_view* names,
+                           std::size_t n) {
+  n = sort_unique(names, n);
+  auto text = ns.size() + name.size() + uid.size() + 2;
+  for (std::size_t i = 0; i < n; ++i)
+    text += ns.size() + 1 + names[i].size();
+  pod_registration::block storage;
+  storage.tail_bytes = pod_registration::tail_size(text, n);
+  return std::allocate_shared<pod_registration>(
+    tail_allocator<pod_registration>{&storage}, storage, ns, name, uid, names,
+    n);
+}
+
+} // namespace
+
+// -- pod_registration -------------------------------------------------------------
+
+pod_registration::pod_registration(const block& storage, std::string_view ns,
+                                   std::string_view name, std::string_view uid,
+                                   const std::string_view* names,
+                                   std::size_t count) noexcept {
+  // The tail: the object table, then the text. Keys share the "ns/" prefix,
+  // so the sorted names give sorted keys.
+  auto* objects = reinterpret_cast<object*>(storage.tail);
+  auto* text = storage.tail + count * sizeof(object);
+  auto* out = put(text, ns);
+  *out++ = '\0';
+  name_at_ = static_cast<std::uint32_t>(out - text);
+  out = put(out, name);
+  *out++ = '\0';
+  uid_at_ = static_cast<std::uint32_t>(out - text);
+  out = put(out, uid);
+  keys_at_ = static_cast<std::uint32_t>(out - text);
+  for (std::size_t i = 0; i < count; ++i) {
+    auto* key = out;
+    out = put(out, ns);
+    *out++ = '/';
+    out = put(out, names[i]);
+    auto size = static_cast<std::size_t>(out - key);
+    new (objects + i) object{static_cast<std::uint32_t>(key - text),
+                             static_cast<std::uint32_t>(size),
+                             hash_text({key, size})};
+  }
+  objects_ = objects;
+  text_ = text;
+  count_ = static_cast<std::uint32_t>(count);
+  key_hash_ = hash_text({text, keys_at_});
+  uid_hash_ = hash_text(this->uid());
 }
 
 std::string object_key_of(std::string_view ns, std::string_view name) {
@@ -43,27 +175,39 @@ std::string object_key_of(std::string_view ns, std::string_view name) {
 }
 
 pod_registration_ptr make_registration(const pod& p, resource r) {
-  // The visitors hand out the pod's own strings: view them, copy once.
-  std::vector<std::string_view> names;
-  names.reserve(8);
-  auto collect = [&](const std::string& n) {
-    names.emplace_back(n);
-    return true;
-  };
-  if (r == resource::secrets)
-    visit_pod_secret_names(p, collect);
-  else
-    visit_pod_config_map_names(p, collect);
-  return std::make_shared<const pod_registration>(
-    p.metadata.ns, p.metadata.name, p.metadata.uid, std::move(names));
+  // The visitors hand out views of the pod's own strings; the block copies
+  // them once. A pod past the inline room is walked again.
+  constexpr std::size_t room = 16;
+  union inline_room {
+    inline_room() noexcept {
+      // nop: left uninitialised, the collector writes what it uses
+    }
+    std::string_view names[room];
+  } buf;
+  auto collect = r == resource::secrets ? secret_name_views
+                                        : config_map_name_views;
+  auto n = collect(p, buf.names, room);
+  if (n <= room)
+    return build(p.metadata.ns, p.metadata.name, p.metadata.uid, buf.names,
+                 n);
+  std::vector<std::string_view> names(n);
+  collect(p, names.data(), n);
+  return build(p.metadata.ns, p.metadata.name, p.metadata.uid, names.data(),
+               n);
 }
 
 pod_registration_ptr make_registration(std::string_view ns,
                                        std::string_view name,
                                        std::string_view uid,
                                        const std::vector<std::string>& names) {
-  return std::make_shared<const pod_registration>(
-    ns, name, uid, std::vector<std::string_view>(names.begin(), names.end()));
+  std::vector<std::string_view> views(names.begin(), names.end());
+  return build(ns, name, uid, views.data(), views.size());
+}
+
+pod_registration_ptr make_registration(std::string_view ns,
+                                       std::string_view name,
+                                       std::string_view uid) {
+  return build(ns, name, uid, nullptr, 0);
 }
 
 } // namespace podref

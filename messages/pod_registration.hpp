@@ -5,9 +5,12 @@
 //
 // It also carries every key the manager looks up, with its hash: the manager
 // is one actor serving the whole node, so its work per registration is kept
-// to lookups and compares; callers on many threads do the hashing. All text
-// lives in one buffer, so a registration costs three allocations whatever
-// the number of references.
+// to lookups and compares; callers on many threads do the hashing.
+//
+// Cost: one allocation per registration, whatever the number of references.
+// The shared_ptr's control block, the registration, its object table and
+// all its text live in one block (see make_registration), so a registration
+// cannot be copied or moved, only shared.
 #pragma once
 
 #include <cstddef>
@@ -25,10 +28,18 @@ namespace podref {
 
 class pod_registration {
 public:
-  /// Builds the registration of pod (ns, name, uid) referencing `names`
-  /// (any order, duplicates allowed).
-  pod_registration(std::string_view ns, std::string_view name,
-                   std::string_view uid, std::vector<std::string_view> names);
+  /// The storage of one registration; only make_registration has one.
+  struct block;
+
+  /// Used by make_registration only (through allocate_shared): fills the
+  /// block's tail with the text and the object table of `names`, which
+  /// must be sorted and distinct.
+  pod_registration(const block& storage, std::string_view ns,
+                   std::string_view name, std::string_view uid,
+                   const std::string_view* names, std::size_t count) noexcept;
+
+  pod_registration(const pod_registration&) = delete;
+  pod_registration& operator=(const pod_registration&) = delete;
 
   // -- identity: (namespace, name, uid) ----------------------------------------
 
@@ -56,7 +67,7 @@ public:
   // -- referenced objects: distinct, sorted by key -------------------------------
 
   std::size_t object_count() const noexcept {
-    return objects_.size();
+    return count_;
   }
 
   /// "ns/name": the object's key in the manager and on the read side.
@@ -70,25 +81,34 @@ public:
     return object_key(i).text.substr(ns().size() + 1);
   }
 
+  /// The bytes a registration needs behind itself.
+  static std::size_t tail_size(std::size_t text_size,
+                               std::size_t count) noexcept {
+    return count * sizeof(object) + text_size;
+  }
+
 private:
   struct object {
-    std::uint32_t at = 0;
-    std::uint32_t size = 0;
-    std::size_t hash = 0;
+    std::uint32_t at;
+    std::uint32_t size;
+    std::size_t hash;
   };
 
   std::string_view view(std::size_t from, std::size_t to) const noexcept {
-    return std::string_view{text_}.substr(from, to - from);
+    return {text_ + from, to - from};
   }
 
-  /// ns '\0' name '\0' uid, then every object key back to back.
-  std::string text_;
-  std::uint32_t name_at_ = 0;
-  std::uint32_t uid_at_ = 0;
-  std::uint32_t keys_at_ = 0;
-  std::size_t key_hash_ = 0;
-  std::size_t uid_hash_ = 0;
-  std::vector<object> objects_;
+  /// count_ entries, in the block behind this object.
+  const object* objects_;
+  /// ns '\0' name '\0' uid, then every object key back to back; behind the
+  /// object table.
+  const char* text_;
+  std::uint32_t name_at_;
+  std::uint32_t uid_at_;
+  std::uint32_t keys_at_;
+  std::uint32_t count_;
+  std::size_t key_hash_;
+  std::size_t uid_hash_;
 };
 
 using pod_registration_ptr = std::shared_ptr<const pod_registration>;
@@ -99,10 +119,16 @@ std::string object_key_of(std::string_view ns, std::string_view name);
 /// The registration of `p` for resource `r` (Secret or ConfigMap names).
 pod_registration_ptr make_registration(const pod& p, resource r);
 
-/// A registration with explicit names (tests, generic resources).
+/// A registration with explicit names (any order, duplicates allowed).
 pod_registration_ptr make_registration(std::string_view ns,
                                        std::string_view name,
                                        std::string_view uid,
                                        const std::vector<std::string>& names);
+
+/// The registration of pod (ns, name, uid) without references: the key
+/// an unregistration sends.
+pod_registration_ptr make_registration(std::string_view ns,
+                                       std::string_view name,
+                                       std::string_view uid);
 
 } // namespace podref

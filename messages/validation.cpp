@@ -1,7 +1,7 @@
 #include "podref/messages/validation.hpp"
 
-#include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace podref {
 
@@ -21,28 +21,67 @@ constexpr std::string_view subdomain_message
     "character (e.g. 'example.com', regex used for validation is "
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
-bool is_lower_alnum(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+// Names are checked once per registration on the caller's thread: one
+// table lookup per byte, instead of a chain of comparisons.
+
+/// Byte classes: the DNS-1123 alphabet, and `other` for any other byte.
+enum : std::uint8_t { alnum = 1, dash = 2, dot = 4, other = 8 };
+
+struct class_table {
+  std::uint8_t of[256] = {};
+
+  constexpr class_table() {
+    for (auto& k : of)
+      k = other;
+    for (int c = 'a'; c <= 'z'; ++c)
+      of[c] = alnum;
+    for (int c = '0'; c <= '9'; ++c)
+      of[c] = alnum;
+    of[static_cast<unsigned char>('-')] = dash;
+    of[static_cast<unsigned char>('.')] = dot;
+  }
+
+  std::uint8_t operator()(char c) const noexcept {
+    return of[static_cast<unsigned char>(c)];
+  }
+};
+
+constexpr class_table class_of;
+
+/// The classes of the bytes of `v`, or-ed together.
+std::uint8_t classes(std::string_view v) noexcept {
+  std::uint8_t any = 0;
+  for (auto c : v)
+    any |= class_of(c);
+  return any;
+}
+
+/// Not empty, and starts and ends with an alphanumeric.
+bool alnum_ends(std::string_view v) noexcept {
+  return !v.empty() && class_of(v.front()) == alnum
+         && class_of(v.back()) == alnum;
 }
 
 /// [a-z0-9]([-a-z0-9]*[a-z0-9])?, without a length limit.
 bool matches_label(std::string_view v) noexcept {
-  if (v.empty() || !is_lower_alnum(v.front()) || !is_lower_alnum(v.back()))
-    return false;
-  return std::all_of(v.begin(), v.end(),
-                     [](char c) { return is_lower_alnum(c) || c == '-'; });
+  return alnum_ends(v) && (classes(v) & (dot | other)) == 0;
 }
 
 /// Labels joined by single dots, without a length limit.
 bool matches_subdomain(std::string_view v) noexcept {
-  for (;;) {
-    auto dot = v.find('.');
-    if (!matches_label(v.substr(0, dot)))
+  if (!alnum_ends(v))
+    return false;
+  auto any = classes(v);
+  if ((any & other) != 0)
+    return false;
+  if ((any & dot) == 0)
+    return true; // a single label
+  // Every dot sits between two alphanumerics (the ends are alphanumeric).
+  for (std::size_t i = 1; i + 1 < v.size(); ++i)
+    if (v[i] == '.'
+        && (class_of(v[i - 1]) != alnum || class_of(v[i + 1]) != alnum))
       return false;
-    if (dot == std::string_view::npos)
-      return true;
-    v.remove_prefix(dot + 1);
-  }
+  return true;
 }
 
 std::string max_length_error(std::size_t n) {
@@ -145,6 +184,20 @@ std::string mask_trailing_dash(std::string_view name) {
   return std::string{name};
 }
 
+/// dns1123_subdomain_errors(mask_trailing_dash(name)).empty(), without
+/// allocating: the good path runs once per envFrom reference.
+bool masked_is_subdomain(std::string_view name) noexcept {
+  if (name.size() <= 1 || name.back() != '-')
+    return is_dns1123_subdomain(name);
+  auto head = name.substr(0, name.size() - 2);
+  char masked[dns1123_subdomain_max_length];
+  if (head.size() + 1 > sizeof masked)
+    return false;
+  std::memcpy(masked, head.data(), head.size());
+  masked[head.size()] = 'a';
+  return is_dns1123_subdomain({masked, head.size() + 1});
+}
+
 std::optional<std::string> check(std::string_view name, rule r) {
   switch (r) {
     case rule::any:
@@ -160,16 +213,32 @@ std::optional<std::string> check(std::string_view name, rule r) {
     case rule::required_subdomain_prefix:
       if (name.empty())
         return required_value();
-      if (auto errs = dns1123_subdomain_errors(mask_trailing_dash(name));
-          !errs.empty())
-        return invalid_value(name, errs);
-      return std::nullopt;
+      if (masked_is_subdomain(name))
+        return std::nullopt;
+      return invalid_value(name,
+                           dns1123_subdomain_errors(mask_trailing_dash(name)));
     case rule::subdomain:
       break;
   }
   if (is_dns1123_subdomain(name))
     return std::nullopt;
   return invalid_value(name, dns1123_subdomain_errors(name));
+}
+
+/// True iff check(name, r) finds no problem.
+bool acceptable(std::string_view name, rule r) noexcept {
+  switch (r) {
+    case rule::any:
+      return true;
+    case rule::required:
+      return !name.empty();
+    case rule::required_subdomain:
+    case rule::subdomain:
+      return is_dns1123_subdomain(name); // false for empty
+    case rule::required_subdomain_prefix:
+      return !name.empty() && masked_is_subdomain(name);
+  }
+  return false;
 }
 
 /// Walks the reference fields of a pod spec in upstream's validation order,
@@ -184,9 +253,13 @@ public:
   std::optional<field_problem> run(const pod_spec& spec) {
     for (std::size_t i = 0; i < spec.volumes.size() && !found_; ++i)
       volume_refs(spec.volumes[i], i);
-    containers(spec.containers, "containers");
-    containers(spec.init_containers, "initContainers");
-    containers(spec.ephemeral_containers, "ephemeralContainers");
+    // Most pods have no init or ephemeral containers: skip the call.
+    if (!spec.containers.empty())
+      containers(spec.containers, "containers");
+    if (!spec.init_containers.empty())
+      containers(spec.init_containers, "initContainers");
+    if (!spec.ephemeral_containers.empty())
+      containers(spec.ephemeral_containers, "ephemeralContainers");
     for (std::size_t i = 0; i < spec.image_pull_secrets.size(); ++i)
       visit(spec.image_pull_secrets[i].name, rule::any, [&] {
         return "imagePullSecrets[" + std::to_string(i) + "].name";
@@ -207,6 +280,9 @@ private:
                                + std::to_string(max_) + " per pod"};
       return;
     }
+    // The good path decides without building check()'s optional string.
+    if (acceptable(name, r))
+      return;
     if (auto problem = check(name, r))
       found_ = field_problem{path(), std::move(*problem)};
   }

@@ -282,7 +282,7 @@ result<void> object_manager::unregister_pod(const pod& p) {
   // Only the key is read: the manager drops the stored pod's references.
   impl_->enqueue(detail::command::kind::unreg,
                  make_registration(p.metadata.ns, p.metadata.name,
-                                   p.metadata.uid, {}));
+                                   p.metadata.uid));
   return {};
 }
 
