@@ -88,16 +88,14 @@ bool keeps_objects(self_ptr self) {
 void add_ref(self_ptr self, hashed_key key, std::string_view ns,
              std::string_view name, uid_id uid) {
   auto& st = self->state;
-  auto i = st.objects.find(key);
-  if (i == st.objects.end()) {
-    auto slot = std::make_shared<detail::object_slot>(
+  auto* i = st.objects.find(key);
+  if (i == nullptr) {
+    manager_state::object_entry fresh;
+    // The table's key is the slot's copy of the text.
+    fresh.slot = std::make_shared<detail::object_slot>(
       st.cfg.res, std::string{ns}, std::string{name}, st.cfg.read_side->domain);
-    // The map's key views the slot's copy of the text.
-    i = st.objects.emplace(hashed_key{slot->key(), key.hash},
-                           manager_state::object_entry{})
-          .first;
-    auto& entry = i->second;
-    entry.slot = std::move(slot);
+    i = &st.objects.insert(key.hash, std::move(fresh));
+    auto& entry = *i;
     st.cfg.read_side->index.insert(entry.slot);
     if (st.cfg.strategy == strategy::cache)
       entry.cache = spawn_cache_entry(self, entry.slot);
@@ -106,7 +104,7 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
     st.cfg.read_side->counters.referenced_objects.fetch_add(
       1, std::memory_order_relaxed);
   }
-  auto& entry = i->second;
+  auto& entry = *i;
   if (entry.refs.add(uid))
     st.uids.retain(uid); // each (object, uid) count holds its uid
   // Upstream's AddReference drops the cached value: the next read fetches,
@@ -119,10 +117,10 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
 /// with the last one.
 void del_ref(self_ptr self, hashed_key key, uid_id uid) {
   auto& st = self->state;
-  auto i = st.objects.find(key);
-  if (i == st.objects.end())
+  auto* i = st.objects.find(key);
+  if (i == nullptr)
     return;
-  auto& refs = i->second.refs;
+  auto& refs = i->refs;
   switch (refs.remove(uid)) {
     case ref_counts::removal::absent:
       return; // a uid that never referenced the object: ignored (see header)
@@ -136,11 +134,11 @@ void del_ref(self_ptr self, hashed_key key, uid_id uid) {
     return;
   // Last reference gone: unpublish first, so that readers fall back to the
   // manager (which answers "not registered"), then stop the object's actor.
-  st.cfg.read_side->index.erase(i->second.slot->key(), i->second.slot->hash());
-  if (i->second.cache)
-    self->send(i->second.cache, r_stop_atom::value);
+  st.cfg.read_side->index.erase(i->slot->key(), i->slot->hash());
+  if (i->cache)
+    self->send(i->cache, r_stop_atom::value);
   else
-    self->send(i->second.reflector, r_stop_atom::value);
+    self->send(i->reflector, r_stop_atom::value);
   st.objects.erase(i);
   st.cfg.read_side->counters.referenced_objects.fetch_sub(
     1, std::memory_order_relaxed);
@@ -170,27 +168,26 @@ void add_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
     add_ref(self, reg.object_key(k), reg.ns(), reg.object_name(k), uid);
 }
 
-void register_pod(self_ptr self, const pod_registration_ptr& reg) {
+void register_pod(self_ptr self, pod_registration_ptr reg) {
   auto& st = self->state;
   if (!keeps_objects(self))
     return; // Get: upstream's simple managers keep no bookkeeping
-  auto i = st.pods.find(reg->pod_key());
-  if (i == st.pods.end()) {
-    auto uid = st.uids.acquire(reg->uid_key()); // held while registered
-    st.pods.emplace(reg->pod_key(), manager_state::pod_entry{reg, uid});
+  auto key = reg->pod_key();
+  auto* i = st.pods.find(key);
+  if (i == nullptr) {
+    auto uid = st.uids.acquire(reg); // held while registered
+    const auto& now = *reg;
+    st.pods.insert(key.hash, manager_state::pod_entry{std::move(reg), uid});
     st.cfg.read_side->counters.registered_pods.fetch_add(
       1, std::memory_order_relaxed);
-    add_refs(self, *reg, uid);
+    add_refs(self, now, uid);
     return;
   }
   // Re-registration: apply only the difference (upstream since PR #120255),
   // so names in both versions keep their counts and their reflectors. The
-  // entry's key views the registration's text: re-key it to the new one.
-  auto node = st.pods.extract(i);
-  auto prev = std::exchange(node.mapped().reg, reg);
-  auto uid = node.mapped().uid;
-  node.key() = reg->pod_key();
-  st.pods.insert(std::move(node));
+  // new registration has the same key text.
+  auto prev = std::exchange(i->reg, reg);
+  auto uid = i->uid;
   // Both key lists are sorted and distinct: one merge finds the difference.
   const auto& now = *reg;
   const auto& old = *prev;
@@ -216,12 +213,12 @@ void register_pod(self_ptr self, const pod_registration_ptr& reg) {
 
 void unregister_pod(self_ptr self, const pod_registration& key) {
   auto& st = self->state;
-  auto i = st.pods.find(key.pod_key());
-  if (i == st.pods.end())
+  auto* i = st.pods.find(key.pod_key());
+  if (i == nullptr)
     return;
   // The stored pod's names, not the argument's: callers may unregister with
   // an empty spec.
-  auto entry = std::move(i->second);
+  auto entry = std::move(*i);
   st.pods.erase(i);
   st.cfg.read_side->counters.registered_pods.fetch_sub(
     1, std::memory_order_relaxed);
@@ -230,9 +227,10 @@ void unregister_pod(self_ptr self, const pod_registration& key) {
   st.uids.release(entry.uid);
 }
 
-/// The entry of the object ns/name, or objects.end().
-auto find_object(manager_state& st, const std::string& ns,
-                 const std::string& name) {
+/// The entry of the object ns/name, or null.
+manager_state::object_entry* find_object(manager_state& st,
+                                         const std::string& ns,
+                                         const std::string& name) {
   auto key = object_key_of(ns, name);
   return st.objects.find(hashed_key{key});
 }
@@ -254,7 +252,7 @@ void recycle(self_ptr self) {
   auto idle_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_idle)
                    .count();
   auto now = now_ns(self);
-  for (auto& [key, entry] : st.objects) {
+  for (auto& entry : st.objects) {
     // Only a hint: the reflector re-checks with its own, authoritative state.
     auto* snap = entry.slot->load();
     if (snap->running && snap->synced
@@ -284,11 +282,11 @@ void adopt_source(self_ptr self, object_source_actor src) {
   st.lost_source = caf::actor_addr{};
   ++st.resolve_gen;
   monitor_source(self);
-  for (auto& kvp : st.objects) {
-    if (kvp.second.reflector)
-      self->send(kvp.second.reflector, new_src_atom::value, st.cfg.source);
-    if (kvp.second.cache)
-      self->send(kvp.second.cache, new_src_atom::value, st.cfg.source);
+  for (auto& entry : st.objects) {
+    if (entry.reflector)
+      self->send(entry.reflector, new_src_atom::value, st.cfg.source);
+    if (entry.cache)
+      self->send(entry.cache, new_src_atom::value, st.cfg.source);
   }
 }
 
@@ -345,7 +343,7 @@ bool apply_commands(self_ptr self, std::size_t limit) {
     }
     std::unique_ptr<detail::command> cmd{st.pending.pop()};
     if (cmd->what == detail::command::kind::reg)
-      register_pod(self, cmd->reg);
+      register_pod(self, std::move(cmd->reg));
     else
       unregister_pod(self, *cmd->reg);
     command_done(self);
@@ -361,11 +359,11 @@ void catch_up(self_ptr self) {
 } // namespace
 
 manager_state::~manager_state() {
-  for (auto& kvp : objects) {
-    if (kvp.second.reflector)
-      caf::anon_send_exit(kvp.second.reflector, caf::exit_reason::user_shutdown);
-    if (kvp.second.cache)
-      caf::anon_send_exit(kvp.second.cache, caf::exit_reason::user_shutdown);
+  for (auto& entry : objects) {
+    if (entry.reflector)
+      caf::anon_send_exit(entry.reflector, caf::exit_reason::user_shutdown);
+    if (entry.cache)
+      caf::anon_send_exit(entry.cache, caf::exit_reason::user_shutdown);
   }
 }
 
@@ -418,18 +416,18 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
         return self->delegate(st.cfg.source, caf::get_atom::value, st.cfg.res,
                               ns, name, std::string{});
       }
-      auto i = find_object(st, ns, name);
-      if (i == st.objects.end())
+      auto* i = find_object(st, ns, name);
+      if (i == nullptr)
         return make_caf_error(not_registered_error(ns, name));
-      if (i->second.cache)
-        return self->delegate(i->second.cache, get_obj_atom::value);
-      return self->delegate(i->second.reflector, get_obj_atom::value);
+      if (i->cache)
+        return self->delegate(i->cache, get_obj_atom::value);
+      return self->delegate(i->reflector, get_obj_atom::value);
     },
     [self](immut_atom, const std::string& ns, const std::string& name) {
       catch_up(self);
-      auto i = find_object(self->state, ns, name);
-      if (i != self->state.objects.end() && i->second.reflector)
-        self->send(i->second.reflector, immut_atom::value);
+      auto* i = find_object(self->state, ns, name);
+      if (i != nullptr && i->reflector)
+        self->send(i->reflector, immut_atom::value);
     },
     [self](recycle_atom) {
       // The timer re-arms itself; recycles sent by others (tests) do not,
@@ -456,10 +454,10 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
     [self](obj_down_atom, const std::string& key, const caf::actor_addr& who) {
       // A failed object actor (e.g. a handler threw) is replaced at once on
       // the same slot, unless the entry has moved on since.
-      auto i = self->state.objects.find(hashed_key{key});
-      if (i == self->state.objects.end())
+      auto* i = self->state.objects.find(hashed_key{key});
+      if (i == nullptr)
         return;
-      auto& e = i->second;
+      auto& e = *i;
       if (e.cache && e.cache.address() == who)
         e.cache = spawn_cache_entry(self, e.slot);
       else if (e.reflector && e.reflector.address() == who)
@@ -469,8 +467,8 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
       catch_up(self);
       auto& st = self->state;
       ref_map res;
-      if (auto i = find_object(st, ns, name); i != st.objects.end())
-        i->second.refs.for_each(
+      if (auto* i = find_object(st, ns, name); i != nullptr)
+        i->refs.for_each(
           [&](uid_id id, int n) { res.emplace(st.uids.text(id), n); });
       return res;
     },
