@@ -50,12 +50,12 @@ public:
   /// The value whose key is `key`, or null.
   T* find(hashed_key key) noexcept {
     auto i = find_cell(key);
-    return i == npos ? nullptr : &values_[cells_[i].pos];
+    return i == npos ? nullptr : &values_[cells_[i].pos - 1];
   }
 
   const T* find(hashed_key key) const noexcept {
     auto i = find_cell(key);
-    return i == npos ? nullptr : &values_[cells_[i].pos];
+    return i == npos ? nullptr : &values_[cells_[i].pos - 1];
   }
 
   /// Asks the CPU to load the index cell where a lookup of `hash` starts.
@@ -72,7 +72,7 @@ public:
     if (2 * (values_.size() + 1) > capacity())
       rehash(capacity() == 0 ? min_capacity : 2 * capacity());
     auto tag = tag_of(hash);
-    auto pos = static_cast<std::uint32_t>(values_.size());
+    auto pos = static_cast<std::uint32_t>(values_.size() + 1);
     values_.push_back(std::move(value));
     tags_.push_back(tag);
     place(cell{tag, pos});
@@ -81,13 +81,13 @@ public:
 
   /// Removes the value `x` points to (a value in this table).
   void erase(const T* x) noexcept {
-    auto pos = static_cast<std::uint32_t>(x - values_.data());
-    remove_cell(cell_of(pos));
-    auto last = static_cast<std::uint32_t>(values_.size() - 1);
-    if (pos != last) {
-      cells_[cell_of(last)].pos = pos;
-      values_[pos] = std::move(values_[last]);
-      tags_[pos] = tags_[last];
+    auto k = static_cast<std::size_t>(x - values_.data());
+    remove_cell(cell_of(k));
+    auto last = values_.size() - 1;
+    if (k != last) {
+      cells_[cell_of(last)].pos = static_cast<std::uint32_t>(k + 1);
+      values_[k] = std::move(values_[last]);
+      tags_[k] = tags_[last];
     }
     values_.pop_back();
     tags_.pop_back();
@@ -139,12 +139,11 @@ private:
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
   static constexpr std::size_t min_capacity = 16;
 
+  /// No initialisers: a value-initialised array is zeroed with memset.
   struct cell {
-    std::uint32_t tag = 0;
-    std::uint32_t pos = empty_pos; // index in values_
+    std::uint32_t tag;
+    std::uint32_t pos; // 1 + index in values_; 0: empty
   };
-
-  static constexpr std::uint32_t empty_pos = ~std::uint32_t{0};
 
   /// 32 well-mixed bits of the hash: the low ones pick the home cell, all of
   /// them filter compares. Mixing keeps a weak hash_text from clustering.
@@ -159,23 +158,24 @@ private:
     auto tag = tag_of(key.hash);
     for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       const auto& c = cells_[i];
-      if (c.pos == empty_pos)
+      if (c.pos == 0)
         return npos; // at most half the cells are used: this terminates
-      if (c.tag == tag && key_of_(values_[c.pos]) == key.text)
+      if (c.tag == tag && key_of_(values_[c.pos - 1]) == key.text)
         return i;
     }
   }
 
-  /// The cell pointing to values_[pos].
-  std::size_t cell_of(std::uint32_t pos) const noexcept {
-    for (std::size_t i = tags_[pos] & mask_;; i = (i + 1) & mask_)
+  /// The cell pointing to values_[k].
+  std::size_t cell_of(std::size_t k) const noexcept {
+    auto pos = static_cast<std::uint32_t>(k + 1);
+    for (std::size_t i = tags_[k] & mask_;; i = (i + 1) & mask_)
       if (cells_[i].pos == pos)
         return i;
   }
 
   void place(cell c) noexcept {
     auto i = c.tag & mask_;
-    while (cells_[i].pos != empty_pos)
+    while (cells_[i].pos != 0)
       i = (i + 1) & mask_;
     cells_[i] = c;
   }
@@ -184,7 +184,7 @@ private:
     // Backward shift: pull later cells of the probe run into the hole when
     // their home lies at or before it.
     auto hole = i;
-    for (auto j = (i + 1) & mask_; cells_[j].pos != empty_pos;
+    for (auto j = (i + 1) & mask_; cells_[j].pos != 0;
          j = (j + 1) & mask_) {
       auto h = cells_[j].tag & mask_;
       // Cell j stays iff its home is in (hole, j], cyclically.
@@ -194,7 +194,7 @@ private:
         hole = j;
       }
     }
-    cells_[hole] = cell{};
+    cells_[hole] = cell{0, 0};
   }
 
   void rehash(std::size_t new_capacity) {
@@ -203,7 +203,7 @@ private:
     cells_ = std::make_unique<cell[]>(new_capacity);
     mask_ = new_capacity - 1;
     for (std::size_t k = 0; k < old_capacity; ++k)
-      if (old[k].pos != empty_pos)
+      if (old[k].pos != 0)
         place(old[k]);
   }
 

@@ -163,25 +163,36 @@ void del_ref_by_name(self_ptr self, const std::string& ns,
     del_ref(self, hashed_key{object_key_of(ns, name)}, id);
 }
 
+/// Starts loading the count cells of `uid` in the objects of `reg` that
+/// exist: an object referenced by many pods has a table too large to stay
+/// cached, and loading all cells at once overlaps their misses.
+void prefetch_counts(manager_state& st, const pod_registration& reg,
+                     uid_id uid) {
+  for (std::size_t k = 0; k < reg.object_count(); ++k)
+    if (auto* i = st.objects.find(reg.object_key(k)))
+      i->refs.prefetch(uid);
+}
+
 void add_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
+  prefetch_counts(self->state, reg, uid);
   for (std::size_t k = 0; k < reg.object_count(); ++k)
     add_ref(self, reg.object_key(k), reg.ns(), reg.object_name(k), uid);
 }
 
-void register_pod(self_ptr self, pod_registration_ptr reg) {
+/// Applies a registration; true if its pod was not registered before. The
+/// caller counts registered pods.
+bool register_pod(self_ptr self, pod_registration_ptr reg) {
   auto& st = self->state;
   if (!keeps_objects(self))
-    return; // Get: upstream's simple managers keep no bookkeeping
+    return false; // Get: upstream's simple managers keep no bookkeeping
   auto key = reg->pod_key();
   auto* i = st.pods.find(key);
   if (i == nullptr) {
     auto uid = st.uids.acquire(reg); // held while registered
     const auto& now = *reg;
     st.pods.insert(key.hash, manager_state::pod_entry{std::move(reg), uid});
-    st.cfg.read_side->counters.registered_pods.fetch_add(
-      1, std::memory_order_relaxed);
     add_refs(self, now, uid);
-    return;
+    return true;
   }
   // Re-registration: apply only the difference (upstream since PR #120255),
   // so names in both versions keep their counts and their reflectors. The
@@ -209,22 +220,32 @@ void register_pod(self_ptr self, pod_registration_ptr reg) {
       ++b;
     }
   }
+  return false;
 }
 
-void unregister_pod(self_ptr self, const pod_registration& key) {
+/// Removes a pod; true if it was registered. The caller counts registered
+/// pods.
+bool unregister_pod(self_ptr self, const pod_registration& key) {
   auto& st = self->state;
   auto* i = st.pods.find(key.pod_key());
   if (i == nullptr)
-    return;
+    return false;
   // The stored pod's names, not the argument's: callers may unregister with
   // an empty spec.
   auto entry = std::move(*i);
   st.pods.erase(i);
-  st.cfg.read_side->counters.registered_pods.fetch_sub(
-    1, std::memory_order_relaxed);
+  prefetch_counts(st, *entry.reg, entry.uid);
   for (std::size_t k = 0; k < entry.reg->object_count(); ++k)
     del_ref(self, entry.reg->object_key(k), entry.uid);
   st.uids.release(entry.uid);
+  return true;
+}
+
+/// Publishes a change in the number of registered pods.
+void count_pods(self_ptr self, std::int64_t delta) {
+  if (delta != 0)
+    self->state.cfg.read_side->counters.registered_pods.fetch_add(
+      delta, std::memory_order_relaxed);
 }
 
 /// The entry of the object ns/name, or null.
@@ -322,33 +343,69 @@ void on_source_down(self_ptr self, const caf::actor_addr& who) {
   resolve_source(self);
 }
 
-void command_done(self_ptr self) {
-  self->state.cfg.read_side->counters.pending_commands.fetch_sub(
-    1, std::memory_order_relaxed);
+/// Counts `n` applied commands out of the pending ones.
+void commands_done(self_ptr self, std::int64_t n) {
+  if (n != 0)
+    self->state.cfg.read_side->counters.pending_commands.fetch_sub(
+      n, std::memory_order_relaxed);
 }
 
 /// Commands one drain message applies before yielding to other messages.
 constexpr std::size_t drain_batch = 4096;
+
+/// Moves commands from the batch (taking the inbox when it is empty) into
+/// the window until it is full, starting the load of their registrations:
+/// callers built them on other cores.
+void fill_window(manager_state& st) {
+  constexpr auto cap = manager_state::window_capacity;
+  while (st.window_size < cap) {
+    if (st.pending.empty()) {
+      if (st.cfg.inbox->idle())
+        return;
+      st.pending = st.cfg.inbox->take();
+    }
+    auto* cmd = st.pending.pop();
+    __builtin_prefetch(cmd->reg.get());
+    st.window[(st.window_first + st.window_size) % cap].reset(cmd);
+    ++st.window_size;
+  }
+}
+
+/// Starts loading the table cells the lookups of `cmd` start at; its
+/// registration was prefetched when it entered the window.
+void prefetch_cells(const manager_state& st, const detail::command& cmd) {
+  st.pods.prefetch(cmd.reg->pod_key().hash);
+  if (cmd.what == detail::command::kind::reg)
+    st.uids.prefetch(cmd.reg->uid_key());
+}
 
 /// Applies up to `limit` commands from the inbox; true if some are left.
 bool apply_commands(self_ptr self, std::size_t limit) {
   auto& st = self->state;
   if (!st.cfg.inbox)
     return false;
-  for (std::size_t n = 0; n < limit; ++n) {
-    if (st.pending.empty()) {
-      if (st.cfg.inbox->idle())
-        return false;
-      st.pending = st.cfg.inbox->take();
-    }
-    std::unique_ptr<detail::command> cmd{st.pending.pop()};
+  constexpr auto cap = manager_state::window_capacity;
+  std::int64_t applied = 0;
+  std::int64_t pods = 0;
+  for (; static_cast<std::size_t>(applied) < limit; ++applied) {
+    fill_window(st);
+    if (st.window_size == 0)
+      break;
+    auto cmd = std::move(st.window[st.window_first]);
+    st.window_first = (st.window_first + 1) % cap;
+    --st.window_size;
+    if (st.window_size > 0)
+      prefetch_cells(st, *st.window[st.window_first]);
     if (cmd->what == detail::command::kind::reg)
-      register_pod(self, std::move(cmd->reg));
+      pods += register_pod(self, std::move(cmd->reg)) ? 1 : 0;
     else
-      unregister_pod(self, *cmd->reg);
-    command_done(self);
+      pods -= unregister_pod(self, *cmd->reg) ? 1 : 0;
   }
-  return !st.pending.empty() || !st.cfg.inbox->idle();
+  // The counters' line is the one callers count their pushes on: write it
+  // once per batch, not per command.
+  count_pods(self, pods);
+  commands_done(self, applied);
+  return st.window_size > 0 || !st.pending.empty() || !st.cfg.inbox->idle();
 }
 
 /// Applies every command pushed before the current message was sent.
@@ -387,13 +444,13 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
   return {
     [self](reg_pod_atom, const pod_registration_ptr& reg) {
       catch_up(self);
-      register_pod(self, reg);
-      command_done(self);
+      count_pods(self, register_pod(self, reg) ? 1 : 0);
+      commands_done(self, 1);
     },
     [self](unreg_pod_atom, const pod_registration_ptr& reg) {
       catch_up(self);
-      unregister_pod(self, *reg);
-      command_done(self);
+      count_pods(self, unregister_pod(self, *reg) ? -1 : 0);
+      commands_done(self, 1);
     },
     [self](add_ref_atom, const std::string& ns, const std::string& name,
            const std::string& uid) {

@@ -30,9 +30,11 @@
 // until the embedder sends new_src to the manager.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -136,8 +138,14 @@ struct manager_state {
   key_table<object_entry, object_key_of> objects;
   /// Uids held by registered pods and by the (object, uid) counts.
   uid_table uids;
-  /// Commands taken from the inbox and not applied yet.
+  /// Commands taken from the inbox and not applied yet: first those in the
+  /// window (a ring, oldest at window_first), then those in pending. The
+  /// window holds the next few, so that what they touch is loaded ahead.
   detail::command_batch pending;
+  static constexpr std::size_t window_capacity = 4;
+  std::array<std::unique_ptr<detail::command>, window_capacity> window;
+  std::size_t window_first = 0;
+  std::size_t window_size = 0;
   std::uint64_t spawned = 0;
 
   /// Source recovery: the source that went down while no replacement is
