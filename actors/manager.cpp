@@ -83,6 +83,8 @@ bool keeps_objects(self_ptr self) {
   return self->state.cfg.strategy != strategy::get;
 }
 
+void count_ref(self_ptr self, manager_state::object_entry& entry, uid_id uid);
+
 /// Adds one reference of `uid` to the object `key` (ns/name), spawning its
 /// actor on the first one.
 void add_ref(self_ptr self, hashed_key key, std::string_view ns,
@@ -104,7 +106,12 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
     st.cfg.read_side->counters.referenced_objects.fetch_add(
       1, std::memory_order_relaxed);
   }
-  auto& entry = *i;
+  count_ref(self, *i, uid);
+}
+
+/// Adds one reference of `uid` to an existing object.
+void count_ref(self_ptr self, manager_state::object_entry& entry, uid_id uid) {
+  auto& st = self->state;
   if (entry.refs.add(uid))
     st.uids.retain(uid); // each (object, uid) count holds its uid
   // Upstream's AddReference drops the cached value: the next read fetches,
@@ -113,13 +120,19 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
     self->send(entry.cache, invalidate_atom::value, entry.slot->invalidate());
 }
 
+void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid);
+
 /// Drops one reference of `uid` from the object `key`, stopping its actor
 /// with the last one.
 void del_ref(self_ptr self, hashed_key key, uid_id uid) {
+  if (auto* i = self->state.objects.find(key))
+    uncount_ref(self, i, uid);
+}
+
+/// Drops one reference of `uid` from the object `i` points to, stopping its
+/// actor (and erasing the entry, which moves another one) with the last one.
+void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid) {
   auto& st = self->state;
-  auto* i = st.objects.find(key);
-  if (i == nullptr)
-    return;
   auto& refs = i->refs;
   switch (refs.remove(uid)) {
     case ref_counts::removal::absent:
@@ -163,20 +176,59 @@ void del_ref_by_name(self_ptr self, const std::string& ns,
     del_ref(self, hashed_key{object_key_of(ns, name)}, id);
 }
 
-/// Starts loading the count cells of `uid` in the objects of `reg` that
-/// exist: an object referenced by many pods has a table too large to stay
-/// cached, and loading all cells at once overlaps their misses.
-void prefetch_counts(manager_state& st, const pod_registration& reg,
-                     uid_id uid) {
-  for (std::size_t k = 0; k < reg.object_count(); ++k)
-    if (auto* i = st.objects.find(reg.object_key(k)))
-      i->refs.prefetch(uid);
-}
+/// References one pass over a pod's objects works on: an object referenced
+/// by many pods has a count table too large to stay cached, so each pass
+/// finds its objects and starts loading their cells of `uid` first, which
+/// overlaps the misses, then updates the counts.
+constexpr std::size_t ref_chunk = 8;
 
 void add_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
-  prefetch_counts(self->state, reg, uid);
-  for (std::size_t k = 0; k < reg.object_count(); ++k)
-    add_ref(self, reg.object_key(k), reg.ns(), reg.object_name(k), uid);
+  auto& st = self->state;
+  manager_state::object_entry* found[ref_chunk];
+  for (std::size_t first = 0; first < reg.object_count(); first += ref_chunk) {
+    auto n = std::min(ref_chunk, reg.object_count() - first);
+    bool all = true;
+    for (std::size_t k = 0; k < n; ++k) {
+      found[k] = st.objects.find(reg.object_key(first + k));
+      if (found[k] != nullptr)
+        found[k]->refs.prefetch(uid);
+      else
+        all = false;
+    }
+    // A new object's insert moves the entries found: look them up again.
+    for (std::size_t k = 0; k < n; ++k) {
+      if (all)
+        count_ref(self, *found[k], uid);
+      else
+        add_ref(self, reg.object_key(first + k), reg.ns(),
+                reg.object_name(first + k), uid);
+    }
+  }
+}
+
+/// Drops the references of a pod's objects (see ref_chunk).
+void del_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
+  auto& st = self->state;
+  manager_state::object_entry* found[ref_chunk];
+  for (std::size_t first = 0; first < reg.object_count(); first += ref_chunk) {
+    auto n = std::min(ref_chunk, reg.object_count() - first);
+    for (std::size_t k = 0; k < n; ++k) {
+      found[k] = st.objects.find(reg.object_key(first + k));
+      if (found[k] != nullptr)
+        found[k]->refs.prefetch(uid);
+    }
+    // Erasing an object moves another entry: look the rest up again.
+    bool moved = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (moved) {
+        del_ref(self, reg.object_key(first + k), uid);
+      } else if (found[k] != nullptr) {
+        auto objects = st.objects.size();
+        uncount_ref(self, found[k], uid);
+        moved = st.objects.size() != objects;
+      }
+    }
+  }
 }
 
 /// Applies a registration; true if its pod was not registered before. The
@@ -234,9 +286,7 @@ bool unregister_pod(self_ptr self, const pod_registration& key) {
   // an empty spec.
   auto entry = std::move(*i);
   st.pods.erase(i);
-  prefetch_counts(st, *entry.reg, entry.uid);
-  for (std::size_t k = 0; k < entry.reg->object_count(); ++k)
-    del_ref(self, entry.reg->object_key(k), entry.uid);
+  del_refs(self, *entry.reg, entry.uid);
   st.uids.release(entry.uid);
   return true;
 }
