@@ -58,6 +58,23 @@ public:
     return i == npos ? nullptr : &values_[cells_[i].pos - 1];
   }
 
+  /// The value whose key hashes to `hash` and for which `pred` holds, or
+  /// null: a lookup by identity that compares no text, for callers that
+  /// know which value they want.
+  template <class Pred>
+  T* find_if(std::size_t hash, Pred pred) noexcept {
+    if (!cells_)
+      return nullptr;
+    auto tag = tag_of(hash);
+    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
+      const auto& c = cells_[i];
+      if (c.pos == 0)
+        return nullptr;
+      if (c.tag == tag && pred(values_[c.pos - 1]))
+        return &values_[c.pos - 1];
+    }
+  }
+
   /// Asks the CPU to load the index cell where a lookup of `hash` starts.
   void prefetch(std::size_t hash) const noexcept {
     if (cells_)

@@ -46,7 +46,7 @@ void uid_table::release(uid_id id) {
   auto& e = entries_[id - 1];
   if (--e.holders > 0)
     return;
-  index_.erase(index_.find(hashed_key{e.text, e.hash}));
+  index_.erase(index_.find_if(e.hash, [id](uid_id x) { return x == id; }));
   e.text = std::string_view{};
   e.owner.reset();
   free_.push_back(id);

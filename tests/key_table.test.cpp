@@ -60,6 +60,11 @@ TEST_CASE("key_table compares the text when hashes collide", "[key_table]") {
   CHECK(x.find(hashed_key{"two", 42})->value == 2);
   CHECK(x.find(hashed_key{"three", 42}) == nullptr);
   CHECK(x.find(hashed_key{"one", 43}) == nullptr);
+  auto is = [](int v) { return [v](const item& i) { return i.value == v; }; };
+  REQUIRE(x.find_if(42, is(2)) != nullptr);
+  CHECK(x.find_if(42, is(2))->key == "two");
+  CHECK(x.find_if(42, is(3)) == nullptr);
+  CHECK(x.find_if(43, is(1)) == nullptr);
 }
 
 TEST_CASE("key_table matches a map model under random inserts and erases",
