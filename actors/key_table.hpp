@@ -45,7 +45,7 @@ public:
   key_table(const key_table&) = delete;
   key_table& operator=(const key_table&) = delete;
 
-  // -- lookup -------------------------------------------------------------------
+  // -- lookup -----------------------------------------------------------------
 
   /// The value whose key is `key`, or null.
   T* find(hashed_key key) noexcept {
@@ -81,7 +81,7 @@ public:
       __builtin_prefetch(&cells_[tag_of(hash) & mask_]);
   }
 
-  // -- modifiers ----------------------------------------------------------------
+  // -- modifiers --------------------------------------------------------------
 
   /// Adds `value`, whose key hashes to `hash`; requires that no value in the
   /// table has the same key.
@@ -121,7 +121,7 @@ public:
       rehash(want);
   }
 
-  // -- properties and iteration ---------------------------------------------------
+  // -- properties and iteration -----------------------------------------------
 
   std::size_t size() const noexcept {
     return values_.size();

@@ -176,10 +176,10 @@ void del_ref_by_name(self_ptr self, const std::string& ns,
     del_ref(self, hashed_key{object_key_of(ns, name)}, id);
 }
 
-/// References one pass over a pod's objects works on: an object referenced
-/// by many pods has a count table too large to stay cached, so each pass
-/// finds its objects and starts loading their cells of `uid` first, which
-/// overlaps the misses, then updates the counts.
+/// Objects one pass of add_refs / del_refs handles. An object referenced by
+/// many pods has a count table too large to stay cached: a pass finds its
+/// objects and starts loading their cells of `uid` first, so that the misses
+/// overlap, then updates the counts.
 constexpr std::size_t ref_chunk = 8;
 
 void add_refs(self_ptr self, const pod_registration& reg, uid_id uid) {

@@ -103,7 +103,8 @@ TEST_CASE("key_table matches a map model under random inserts and erases",
     CHECK(contents(x) == model);
     for (auto& [key, value] : model) {
       auto k = std::stoi(key.substr(4));
-      auto* found = x.find(hashed_key{key, static_cast<std::size_t>(k) % buckets});
+      auto hash = static_cast<std::size_t>(k) % buckets;
+      auto* found = x.find(hashed_key{key, hash});
       REQUIRE(found != nullptr);
       CHECK(found->value == value);
     }

@@ -97,7 +97,8 @@ TEST_CASE("uid_table interns uids and reuses freed ids", "[ref_counts]") {
 TEST_CASE("uid_table views a registration's uid and keeps it while interned",
           "[ref_counts]") {
   uid_table t;
-  auto reg = make_registration("ns", "pod", "uid-r", std::vector<std::string>{});
+  auto reg = make_registration("ns", "pod", "uid-r",
+                               std::vector<std::string>{});
   std::weak_ptr<const pod_registration> weak = reg;
   auto id = t.acquire(reg);
   reg.reset();
