@@ -83,21 +83,21 @@ bool keeps_objects(self_ptr self) {
   return self->state.cfg.strategy != strategy::get;
 }
 
+void count_ref(self_ptr self, manager_state::object_entry& entry, uid_id uid);
+
 /// Adds one reference of `uid` to the object `key` (ns/name), spawning its
 /// actor on the first one.
 void add_ref(self_ptr self, hashed_key key, std::string_view ns,
              std::string_view name, uid_id uid) {
   auto& st = self->state;
-  auto i = st.objects.find(key);
-  if (i == st.objects.end()) {
-    auto slot = std::make_shared<detail::object_slot>(
+  auto* i = st.objects.find(key);
+  if (i == nullptr) {
+    manager_state::object_entry fresh;
+    // The table's key is the slot's copy of the text.
+    fresh.slot = std::make_shared<detail::object_slot>(
       st.cfg.res, std::string{ns}, std::string{name}, st.cfg.read_side->domain);
-    // The map's key views the slot's copy of the text.
-    i = st.objects.emplace(hashed_key{slot->key(), key.hash},
-                           manager_state::object_entry{})
-          .first;
-    auto& entry = i->second;
-    entry.slot = std::move(slot);
+    i = &st.objects.insert(key.hash, std::move(fresh));
+    auto& entry = *i;
     st.cfg.read_side->index.insert(entry.slot);
     if (st.cfg.strategy == strategy::cache)
       entry.cache = spawn_cache_entry(self, entry.slot);
@@ -106,7 +106,12 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
     st.cfg.read_side->counters.referenced_objects.fetch_add(
       1, std::memory_order_relaxed);
   }
-  auto& entry = i->second;
+  count_ref(self, *i, uid);
+}
+
+/// Adds one reference of `uid` to an existing object.
+void count_ref(self_ptr self, manager_state::object_entry& entry, uid_id uid) {
+  auto& st = self->state;
   if (entry.refs.add(uid))
     st.uids.retain(uid); // each (object, uid) count holds its uid
   // Upstream's AddReference drops the cached value: the next read fetches,
@@ -115,14 +120,20 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
     self->send(entry.cache, invalidate_atom::value, entry.slot->invalidate());
 }
 
+void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid);
+
 /// Drops one reference of `uid` from the object `key`, stopping its actor
 /// with the last one.
 void del_ref(self_ptr self, hashed_key key, uid_id uid) {
+  if (auto* i = self->state.objects.find(key))
+    uncount_ref(self, i, uid);
+}
+
+/// Drops one reference of `uid` from the object `i` points to, stopping its
+/// actor (and erasing the entry, which moves another one) with the last one.
+void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid) {
   auto& st = self->state;
-  auto i = st.objects.find(key);
-  if (i == st.objects.end())
-    return;
-  auto& refs = i->second.refs;
+  auto& refs = i->refs;
   switch (refs.remove(uid)) {
     case ref_counts::removal::absent:
       return; // a uid that never referenced the object: ignored (see header)
@@ -136,11 +147,11 @@ void del_ref(self_ptr self, hashed_key key, uid_id uid) {
     return;
   // Last reference gone: unpublish first, so that readers fall back to the
   // manager (which answers "not registered"), then stop the object's actor.
-  st.cfg.read_side->index.erase(i->second.slot->key(), i->second.slot->hash());
-  if (i->second.cache)
-    self->send(i->second.cache, r_stop_atom::value);
+  st.cfg.read_side->index.erase(i->slot->key(), i->slot->hash());
+  if (i->cache)
+    self->send(i->cache, r_stop_atom::value);
   else
-    self->send(i->second.reflector, r_stop_atom::value);
+    self->send(i->reflector, r_stop_atom::value);
   st.objects.erase(i);
   st.cfg.read_side->counters.referenced_objects.fetch_sub(
     1, std::memory_order_relaxed);
@@ -165,32 +176,81 @@ void del_ref_by_name(self_ptr self, const std::string& ns,
     del_ref(self, hashed_key{object_key_of(ns, name)}, id);
 }
 
+/// Objects one pass of add_refs / del_refs handles. An object referenced by
+/// many pods has a count table too large to stay cached: a pass finds its
+/// objects and starts loading their cells of `uid` first, so that the misses
+/// overlap, then updates the counts.
+constexpr std::size_t ref_chunk = 8;
+
 void add_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
-  for (std::size_t k = 0; k < reg.object_count(); ++k)
-    add_ref(self, reg.object_key(k), reg.ns(), reg.object_name(k), uid);
+  auto& st = self->state;
+  manager_state::object_entry* found[ref_chunk];
+  for (std::size_t first = 0; first < reg.object_count(); first += ref_chunk) {
+    auto n = std::min(ref_chunk, reg.object_count() - first);
+    bool all = true;
+    for (std::size_t k = 0; k < n; ++k) {
+      found[k] = st.objects.find(reg.object_key(first + k));
+      if (found[k] != nullptr)
+        found[k]->refs.prefetch(uid);
+      else
+        all = false;
+    }
+    // A new object's insert moves the entries found: look them up again.
+    for (std::size_t k = 0; k < n; ++k) {
+      if (all)
+        count_ref(self, *found[k], uid);
+      else
+        add_ref(self, reg.object_key(first + k), reg.ns(),
+                reg.object_name(first + k), uid);
+    }
+  }
 }
 
-void register_pod(self_ptr self, const pod_registration_ptr& reg) {
+/// Drops the references of a pod's objects (see ref_chunk).
+void del_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
+  auto& st = self->state;
+  manager_state::object_entry* found[ref_chunk];
+  for (std::size_t first = 0; first < reg.object_count(); first += ref_chunk) {
+    auto n = std::min(ref_chunk, reg.object_count() - first);
+    for (std::size_t k = 0; k < n; ++k) {
+      found[k] = st.objects.find(reg.object_key(first + k));
+      if (found[k] != nullptr)
+        found[k]->refs.prefetch(uid);
+    }
+    // Erasing an object moves another entry: look the rest up again.
+    bool moved = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (moved) {
+        del_ref(self, reg.object_key(first + k), uid);
+      } else if (found[k] != nullptr) {
+        auto objects = st.objects.size();
+        uncount_ref(self, found[k], uid);
+        moved = st.objects.size() != objects;
+      }
+    }
+  }
+}
+
+/// Applies a registration; true if its pod was not registered before. The
+/// caller counts registered pods.
+bool register_pod(self_ptr self, pod_registration_ptr reg) {
   auto& st = self->state;
   if (!keeps_objects(self))
-    return; // Get: upstream's simple managers keep no bookkeeping
-  auto i = st.pods.find(reg->pod_key());
-  if (i == st.pods.end()) {
-    auto uid = st.uids.acquire(reg->uid_key()); // held while registered
-    st.pods.emplace(reg->pod_key(), manager_state::pod_entry{reg, uid});
-    st.cfg.read_side->counters.registered_pods.fetch_add(
-      1, std::memory_order_relaxed);
-    add_refs(self, *reg, uid);
-    return;
+    return false; // Get: upstream's simple managers keep no bookkeeping
+  auto key = reg->pod_key();
+  auto* i = st.pods.find(key);
+  if (i == nullptr) {
+    auto uid = st.uids.acquire(reg); // held while registered
+    const auto& now = *reg;
+    st.pods.insert(key.hash, manager_state::pod_entry{std::move(reg), uid});
+    add_refs(self, now, uid);
+    return true;
   }
   // Re-registration: apply only the difference (upstream since PR #120255),
   // so names in both versions keep their counts and their reflectors. The
-  // entry's key views the registration's text: re-key it to the new one.
-  auto node = st.pods.extract(i);
-  auto prev = std::exchange(node.mapped().reg, reg);
-  auto uid = node.mapped().uid;
-  node.key() = reg->pod_key();
-  st.pods.insert(std::move(node));
+  // new registration has the same key text.
+  auto prev = std::exchange(i->reg, reg);
+  auto uid = i->uid;
   // Both key lists are sorted and distinct: one merge finds the difference.
   const auto& now = *reg;
   const auto& old = *prev;
@@ -212,27 +272,36 @@ void register_pod(self_ptr self, const pod_registration_ptr& reg) {
       ++b;
     }
   }
+  return false;
 }
 
-void unregister_pod(self_ptr self, const pod_registration& key) {
+/// Removes a pod; true if it was registered. The caller counts registered
+/// pods.
+bool unregister_pod(self_ptr self, const pod_registration& key) {
   auto& st = self->state;
-  auto i = st.pods.find(key.pod_key());
-  if (i == st.pods.end())
-    return;
+  auto* i = st.pods.find(key.pod_key());
+  if (i == nullptr)
+    return false;
   // The stored pod's names, not the argument's: callers may unregister with
   // an empty spec.
-  auto entry = std::move(i->second);
+  auto entry = std::move(*i);
   st.pods.erase(i);
-  st.cfg.read_side->counters.registered_pods.fetch_sub(
-    1, std::memory_order_relaxed);
-  for (std::size_t k = 0; k < entry.reg->object_count(); ++k)
-    del_ref(self, entry.reg->object_key(k), entry.uid);
+  del_refs(self, *entry.reg, entry.uid);
   st.uids.release(entry.uid);
+  return true;
 }
 
-/// The entry of the object ns/name, or objects.end().
-auto find_object(manager_state& st, const std::string& ns,
-                 const std::string& name) {
+/// Publishes a change in the number of registered pods.
+void count_pods(self_ptr self, std::int64_t delta) {
+  if (delta != 0)
+    self->state.cfg.read_side->counters.registered_pods.fetch_add(
+      delta, std::memory_order_relaxed);
+}
+
+/// The entry of the object ns/name, or null.
+manager_state::object_entry* find_object(manager_state& st,
+                                         const std::string& ns,
+                                         const std::string& name) {
   auto key = object_key_of(ns, name);
   return st.objects.find(hashed_key{key});
 }
@@ -254,7 +323,7 @@ void recycle(self_ptr self) {
   auto idle_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_idle)
                    .count();
   auto now = now_ns(self);
-  for (auto& [key, entry] : st.objects) {
+  for (auto& entry : st.objects) {
     // Only a hint: the reflector re-checks with its own, authoritative state.
     auto* snap = entry.slot->load();
     if (snap->running && snap->synced
@@ -284,11 +353,11 @@ void adopt_source(self_ptr self, object_source_actor src) {
   st.lost_source = caf::actor_addr{};
   ++st.resolve_gen;
   monitor_source(self);
-  for (auto& kvp : st.objects) {
-    if (kvp.second.reflector)
-      self->send(kvp.second.reflector, new_src_atom::value, st.cfg.source);
-    if (kvp.second.cache)
-      self->send(kvp.second.cache, new_src_atom::value, st.cfg.source);
+  for (auto& entry : st.objects) {
+    if (entry.reflector)
+      self->send(entry.reflector, new_src_atom::value, st.cfg.source);
+    if (entry.cache)
+      self->send(entry.cache, new_src_atom::value, st.cfg.source);
   }
 }
 
@@ -327,27 +396,59 @@ void on_source_down(self_ptr self, const caf::actor_addr& who) {
 /// Commands one drain message applies before yielding to other messages.
 constexpr std::size_t drain_batch = 4096;
 
+/// Moves commands from the batch (taking the inbox when it is empty) into
+/// the window until it is full, starting the load of their registrations:
+/// callers built them on other cores.
+void fill_window(manager_state& st) {
+  constexpr auto cap = manager_state::window_capacity;
+  while (st.window_size < cap) {
+    if (st.pending.empty()) {
+      if (st.cfg.inbox->idle())
+        return;
+      st.pending = st.cfg.inbox->take();
+    }
+    auto* cmd = st.pending.pop();
+    __builtin_prefetch(cmd->reg.get());
+    st.window[(st.window_first + st.window_size) % cap].reset(cmd);
+    ++st.window_size;
+  }
+}
+
+/// Starts loading the table cells the lookups of `cmd` start at; its
+/// registration was prefetched when it entered the window.
+void prefetch_cells(const manager_state& st, const detail::command& cmd) {
+  st.pods.prefetch(cmd.reg->pod_key().hash);
+  if (cmd.what == detail::command::kind::reg)
+    st.uids.prefetch(cmd.reg->uid_key());
+}
+
 /// Applies up to `limit` commands from the inbox; true if some are left.
 bool apply_commands(self_ptr self, std::size_t limit) {
   auto& st = self->state;
   if (!st.cfg.inbox)
     return false;
-  std::size_t n = 0;
-  for (; n < limit; ++n) {
-    if (st.pending.empty()) {
-      if (st.cfg.inbox->idle())
-        break;
-      st.pending = st.cfg.inbox->take();
-    }
-    std::unique_ptr<detail::command> cmd{st.pending.pop()};
+  constexpr auto cap = manager_state::window_capacity;
+  std::int64_t applied = 0;
+  std::int64_t pods = 0;
+  for (; static_cast<std::size_t>(applied) < limit; ++applied) {
+    fill_window(st);
+    if (st.window_size == 0)
+      break;
+    auto cmd = std::move(st.window[st.window_first]);
+    st.window_first = (st.window_first + 1) % cap;
+    --st.window_size;
+    if (st.window_size > 0)
+      prefetch_cells(st, *st.window[st.window_first]);
     if (cmd->what == detail::command::kind::reg)
-      register_pod(self, cmd->reg);
+      pods += register_pod(self, std::move(cmd->reg)) ? 1 : 0;
     else
-      unregister_pod(self, *cmd->reg);
+      pods -= unregister_pod(self, *cmd->reg) ? 1 : 0;
   }
-  if (n > 0)
-    st.cfg.inbox->applied(n);
-  return !st.pending.empty() || !st.cfg.inbox->idle();
+  // One write per batch on the shared counters' line, not one per command.
+  count_pods(self, pods);
+  if (applied > 0)
+    st.cfg.inbox->applied(static_cast<std::size_t>(applied));
+  return st.window_size > 0 || !st.pending.empty() || !st.cfg.inbox->idle();
 }
 
 /// Applies every command pushed before the current message was sent.
@@ -358,11 +459,11 @@ void catch_up(self_ptr self) {
 } // namespace
 
 manager_state::~manager_state() {
-  for (auto& kvp : objects) {
-    if (kvp.second.reflector)
-      caf::anon_send_exit(kvp.second.reflector, caf::exit_reason::user_shutdown);
-    if (kvp.second.cache)
-      caf::anon_send_exit(kvp.second.cache, caf::exit_reason::user_shutdown);
+  for (auto& entry : objects) {
+    if (entry.reflector)
+      caf::anon_send_exit(entry.reflector, caf::exit_reason::user_shutdown);
+    if (entry.cache)
+      caf::anon_send_exit(entry.cache, caf::exit_reason::user_shutdown);
   }
 }
 
@@ -386,11 +487,11 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
   return {
     [self](reg_pod_atom, const pod_registration_ptr& reg) {
       catch_up(self);
-      register_pod(self, reg);
+      count_pods(self, register_pod(self, reg) ? 1 : 0);
     },
     [self](unreg_pod_atom, const pod_registration_ptr& reg) {
       catch_up(self);
-      unregister_pod(self, *reg);
+      count_pods(self, unregister_pod(self, *reg) ? -1 : 0);
     },
     [self](add_ref_atom, const std::string& ns, const std::string& name,
            const std::string& uid) {
@@ -413,18 +514,18 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
         return self->delegate(st.cfg.source, caf::get_atom::value, st.cfg.res,
                               ns, name, std::string{});
       }
-      auto i = find_object(st, ns, name);
-      if (i == st.objects.end())
+      auto* i = find_object(st, ns, name);
+      if (i == nullptr)
         return make_caf_error(not_registered_error(ns, name));
-      if (i->second.cache)
-        return self->delegate(i->second.cache, get_obj_atom::value);
-      return self->delegate(i->second.reflector, get_obj_atom::value);
+      if (i->cache)
+        return self->delegate(i->cache, get_obj_atom::value);
+      return self->delegate(i->reflector, get_obj_atom::value);
     },
     [self](immut_atom, const std::string& ns, const std::string& name) {
       catch_up(self);
-      auto i = find_object(self->state, ns, name);
-      if (i != self->state.objects.end() && i->second.reflector)
-        self->send(i->second.reflector, immut_atom::value);
+      auto* i = find_object(self->state, ns, name);
+      if (i != nullptr && i->reflector)
+        self->send(i->reflector, immut_atom::value);
     },
     [self](recycle_atom) {
       // The timer re-arms itself; recycles sent by others (tests) do not,
@@ -451,10 +552,10 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
     [self](obj_down_atom, const std::string& key, const caf::actor_addr& who) {
       // A failed object actor (e.g. a handler threw) is replaced at once on
       // the same slot, unless the entry has moved on since.
-      auto i = self->state.objects.find(hashed_key{key});
-      if (i == self->state.objects.end())
+      auto* i = self->state.objects.find(hashed_key{key});
+      if (i == nullptr)
         return;
-      auto& e = i->second;
+      auto& e = *i;
       if (e.cache && e.cache.address() == who)
         e.cache = spawn_cache_entry(self, e.slot);
       else if (e.reflector && e.reflector.address() == who)
@@ -464,8 +565,8 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
       catch_up(self);
       auto& st = self->state;
       ref_map res;
-      if (auto i = find_object(st, ns, name); i != st.objects.end())
-        i->second.refs.for_each(
+      if (auto* i = find_object(st, ns, name); i != nullptr)
+        i->refs.for_each(
           [&](uid_id id, int n) { res.emplace(st.uids.text(id), n); });
       return res;
     },

@@ -30,14 +30,18 @@
 // until the embedder sends new_src to the manager.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "podref/actors/key_table.hpp"
 #include "podref/actors/ref_counts.hpp"
 #include "podref/actors/uid_table.hpp"
 #include "podref/messages/actor_types.hpp"
@@ -101,6 +105,13 @@ struct manager_state {
     std::shared_ptr<detail::object_slot> slot;
   };
 
+  /// Objects are keyed by "ns/name", the slot's key.
+  struct object_key_of {
+    std::string_view operator()(const object_entry& x) const noexcept {
+      return x.slot->key();
+    }
+  };
+
   manager_state() = default;
 
   manager_state(const manager_state&) = delete;
@@ -116,14 +127,25 @@ struct manager_state {
     uid_id uid = 0;
   };
 
-  /// Keyed by the registration's key (ns, name, uid), viewing reg's text.
-  hashed_map<pod_entry> pods;
-  /// Keyed by "ns/name", viewing the slot's key.
-  hashed_map<object_entry> objects;
+  /// Pods are keyed by their registration's key (ns, name, uid).
+  struct pod_key_of {
+    std::string_view operator()(const pod_entry& x) const noexcept {
+      return x.reg->pod_key().text;
+    }
+  };
+
+  key_table<pod_entry, pod_key_of> pods;
+  key_table<object_entry, object_key_of> objects;
   /// Uids held by registered pods and by the (object, uid) counts.
   uid_table uids;
-  /// Commands taken from the inbox and not applied yet.
+  /// Commands taken from the inbox and not applied yet: first those in the
+  /// window (a ring, oldest at window_first), then those in pending. The
+  /// window holds the next few, so that what they touch is loaded ahead.
   detail::command_batch pending;
+  static constexpr std::size_t window_capacity = 4;
+  std::array<std::unique_ptr<detail::command>, window_capacity> window;
+  std::size_t window_first = 0;
+  std::size_t window_size = 0;
   std::uint64_t spawned = 0;
 
   /// Source recovery: the source that went down while no replacement is

@@ -54,7 +54,7 @@ ref_counts::removal ref_counts::remove(uid_id id) {
       hole = j;
     }
   }
-  cells_[hole] = cell{};
+  cells_[hole] = cell{0, 0};
   --size_;
   return removal::erased;
 }

@@ -1,12 +1,30 @@
 #include "podref/actors/uid_table.hpp"
 
+#include <string>
+#include <utility>
+
 namespace podref {
 
-uid_id uid_table::acquire(hashed_key uid) {
-  if (auto i = index_.find(uid); i != index_.end()) {
-    ++entries_[i->second - 1].holders;
-    return i->second;
+uid_id uid_table::acquire(const pod_registration_ptr& reg) {
+  auto uid = reg->uid_key();
+  if (auto* id = index_.find(uid)) {
+    ++entries_[*id - 1].holders;
+    return *id;
   }
+  return intern(uid, reg);
+}
+
+uid_id uid_table::acquire(hashed_key uid) {
+  if (auto* id = index_.find(uid)) {
+    ++entries_[*id - 1].holders;
+    return *id;
+  }
+  auto copy = std::make_shared<const std::string>(uid.text);
+  uid.text = *copy;
+  return intern(uid, std::move(copy));
+}
+
+uid_id uid_table::intern(hashed_key uid, std::shared_ptr<const void> owner) {
   uid_id id;
   if (free_.empty()) {
     entries_.emplace_back();
@@ -16,30 +34,22 @@ uid_id uid_table::acquire(hashed_key uid) {
     free_.pop_back();
   }
   auto& e = entries_[id - 1];
-  e.text.assign(uid.text);
+  e.text = uid.text;
+  e.owner = std::move(owner);
   e.hash = uid.hash;
   e.holders = 1;
-  index_.emplace(hashed_key{e.text, e.hash}, id);
+  index_.insert(uid.hash, id);
   return id;
-}
-
-void uid_table::retain(uid_id id) noexcept {
-  ++entries_[id - 1].holders;
 }
 
 void uid_table::release(uid_id id) {
   auto& e = entries_[id - 1];
   if (--e.holders > 0)
     return;
-  index_.erase(hashed_key{e.text, e.hash});
-  // Keep the buffer for the next uid; only the view is gone.
-  e.text.clear();
+  index_.erase(index_.find_if(e.hash, [id](uid_id x) { return x == id; }));
+  e.text = std::string_view{};
+  e.owner.reset();
   free_.push_back(id);
-}
-
-uid_id uid_table::find(hashed_key uid) const {
-  auto i = index_.find(uid);
-  return i == index_.end() ? 0 : i->second;
 }
 
 } // namespace podref

@@ -5,36 +5,60 @@
 // compares per reference; interning it once per uid costs one lookup per
 // registration. An id lives while anything holds it (acquire/retain ...
 // release) and is then reused.
+//
+// The text of an id is not copied when a registration brings it: the entry
+// views the uid inside the registration and holds a reference to it (one
+// atomic increment instead of an allocation, a copy and a free per new pod),
+// so the text lives exactly as long as the id, whatever happens to the pod
+// that brought it. Uids from elsewhere (add_ref by name) are copied once.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <string>
+#include <memory>
 #include <string_view>
 #include <vector>
 
+#include "podref/actors/key_table.hpp"
 #include "podref/actors/ref_counts.hpp"
 #include "podref/messages/hashed_key.hpp"
+#include "podref/messages/pod_registration.hpp"
 
 namespace podref {
 
 class uid_table {
 public:
-  /// The id of `uid`, interned if new, with one more holder.
+  uid_table() : index_(text_of{this}) {
+    // nop
+  }
+
+  // The index views entries_ through this.
+  uid_table(const uid_table&) = delete;
+  uid_table& operator=(const uid_table&) = delete;
+
+  /// The id of `reg`'s uid, interned if new (viewing `reg`'s text and
+  /// holding `reg` meanwhile), with one more holder.
+  uid_id acquire(const pod_registration_ptr& reg);
+
+  /// The id of `uid`, interned if new (as a copy), with one more holder.
   uid_id acquire(hashed_key uid);
 
   /// One more holder of a live id.
-  void retain(uid_id id) noexcept;
+  void retain(uid_id id) noexcept {
+    ++entries_[id - 1].holders;
+  }
 
   /// One holder less; the id is free once none is left.
   void release(uid_id id);
 
   /// The id of `uid`, or 0 if it is not interned.
-  uid_id find(hashed_key uid) const;
+  uid_id find(hashed_key uid) const {
+    auto* id = index_.find(uid);
+    return id == nullptr ? 0 : *id;
+  }
 
   /// The uid of a live id.
-  const std::string& text(uid_id id) const {
+  std::string_view text(uid_id id) const {
     return entries_[id - 1].text;
   }
 
@@ -43,17 +67,35 @@ public:
     return index_.size();
   }
 
+  /// Asks the CPU to load where a lookup of `uid` starts.
+  void prefetch(hashed_key uid) const noexcept {
+    index_.prefetch(uid.hash);
+  }
+
 private:
   struct entry {
-    std::string text;
+    std::string_view text;
+    /// Owns the storage text views (a registration or a copy).
+    std::shared_ptr<const void> owner;
     std::size_t hash = 0;
     std::uint32_t holders = 0;
   };
 
-  /// Index id - 1; a deque keeps the strings the index views in place.
-  std::deque<entry> entries_;
+  struct text_of {
+    const uid_table* self;
+
+    std::string_view operator()(uid_id id) const noexcept {
+      return self->entries_[id - 1].text;
+    }
+  };
+
+  /// A new id for `uid`, viewing storage `owner` keeps alive.
+  uid_id intern(hashed_key uid, std::shared_ptr<const void> owner);
+
+  /// Index id - 1.
+  std::vector<entry> entries_;
   std::vector<uid_id> free_;
-  hashed_map<uid_id> index_;
+  key_table<uid_id, text_of> index_;
 };
 
 } // namespace podref

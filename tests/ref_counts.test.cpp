@@ -1,13 +1,16 @@
 // The manager's flat bookkeeping: ref_counts against a std::map model, and
 // uid_table's interning and id reuse.
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "podref/actors/ref_counts.hpp"
 #include "podref/actors/uid_table.hpp"
+#include "podref/messages/pod_registration.hpp"
 
 using namespace podref;
 
@@ -89,4 +92,27 @@ TEST_CASE("uid_table interns uids and reuses freed ids", "[ref_counts]") {
   t.retain(c);
   t.release(c);
   CHECK(t.find(hashed_key{"uid-c"}) == c);
+}
+
+TEST_CASE("uid_table views a registration's uid and keeps it while interned",
+          "[ref_counts]") {
+  uid_table t;
+  auto reg = make_registration("ns", "pod", "uid-r",
+                               std::vector<std::string>{});
+  std::weak_ptr<const pod_registration> weak = reg;
+  auto id = t.acquire(reg);
+  reg.reset();
+  CHECK_FALSE(weak.expired());
+  CHECK(t.text(id) == "uid-r");
+  CHECK(t.find(hashed_key{"uid-r"}) == id);
+  // Another registration with the same uid shares the id and its text.
+  auto other = make_registration("ns2", "pod", "uid-r",
+                                 std::vector<std::string>{});
+  CHECK(t.acquire(other) == id);
+  t.release(id);
+  CHECK_FALSE(weak.expired());
+  t.release(id);
+  CHECK(weak.expired());
+  CHECK(t.find(hashed_key{"uid-r"}) == 0);
+  CHECK(t.size() == 0);
 }
