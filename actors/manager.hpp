@@ -38,6 +38,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "podref/actors/reflector_pool.hpp"
 #include "podref/actors/ref_counts.hpp"
 #include "podref/actors/uid_table.hpp"
 #include "podref/messages/actor_types.hpp"
@@ -125,6 +126,8 @@ struct manager_state {
   /// Commands taken from the inbox and not applied yet.
   detail::command_batch pending;
   std::uint64_t spawned = 0;
+  /// Idle reflectors kept for reuse (Watch); drained when idle.
+  podref::reflector_pool reflector_pool;
 
   /// Source recovery: the source that went down while no replacement is
   /// known (null otherwise), and the generation and count of the questions
