@@ -75,9 +75,12 @@ void reflector_state::activate(reflector_activation x, bool deferred) {
     // at once) then ends it before any list is sent, and the actor never
     // piles up response handlers (CAF keeps them in a flat map searched
     // linearly) for lists nobody waits for.
+    // The new slot still holds its initial snapshot (not synced: readers
+    // ask the actor), so nothing is published before the first list; a
+    // park before it then publishes nothing either.
     running_ = true;
     synced_ = false;
-    publish();
+    published_ = false;
     auto gen = enter(phase::backing_off);
     retry_step_ = step::list;
     self_->send(self_, retry_atom::value, gen);
@@ -233,7 +236,8 @@ void reflector_state::deactivate() {
   running_ = false;
   synced_ = false;
   object_ = api_object{};
-  publish();
+  if (published_)
+    publish();
   counted_ = false;
   --cfg_.counters->live_reflectors;
   ++cfg_.counters->reflectors_stopped;
@@ -432,6 +436,7 @@ void reflector_state::deliver_parked() {
 }
 
 void reflector_state::publish() {
+  published_ = true;
   cfg_.slot->publish(detail::object_snapshot{synced_, running_, object_});
 }
 

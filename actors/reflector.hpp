@@ -221,6 +221,9 @@ private:
   bool counted_ = false;
   /// Whether the actor was parked before (its next activation is a reuse).
   bool reused_ = false;
+  /// Whether this activation published to its slot (else the slot still
+  /// holds its initial, not-synced snapshot).
+  bool published_ = false;
 
   bool running_ = false;
   bool synced_ = false;
