@@ -14,6 +14,7 @@
 
 #include "podref/actors/cache_entry.hpp"
 #include "podref/actors/reflector.hpp"
+#include "podref/actors/reflector_binding.hpp"
 
 namespace podref {
 
@@ -32,8 +33,8 @@ std::int64_t now_ns(self_ptr self) {
 /// searches linearly on every exit, so 100k objects made teardown
 /// quadratic. A functor attached to the object actor reports failures
 /// instead; the manager's state destructor stops the object actors.
-template <class Handle>
-void watch_for_failure(self_ptr self, const Handle& hdl, std::string key) {
+void watch_for_failure(self_ptr self, const cache_entry_actor& hdl,
+                       std::string key) {
   hdl->attach_functor([mgr = caf::actor_cast<caf::actor_addr>(self),
                        addr = hdl.address(),
                        key = std::move(key)](const caf::error& reason) {
@@ -44,23 +45,52 @@ void watch_for_failure(self_ptr self, const Handle& hdl, std::string key) {
   });
 }
 
+/// Reports the failure of reflector `hdl` for the object its binding names
+/// at its death (see reflector_binding.hpp): one functor per actor, however
+/// many objects it serves.
+void watch_for_failure(self_ptr self, const reflector_actor& hdl,
+                       reflector_binding_ptr binding) {
+  hdl->attach_functor([mgr = caf::actor_cast<caf::actor_addr>(self),
+                       addr = hdl.address(),
+                       binding = std::move(binding)](const caf::error& reason) {
+    auto slot = binding->bury();
+    if (!slot || !reason || reason == caf::exit_reason::user_shutdown)
+      return; // parked, stopped by us, or shut down with the manager
+    if (auto dest = caf::actor_cast<manager_actor>(mgr))
+      caf::anon_send(dest, obj_down_atom::value, slot->key(), addr);
+  });
+}
+
+/// Activates a reflector for `slot`: a parked one from the pool if any (one
+/// message), else a new actor, spawned lazily so that the activation message
+/// is what initialises it.
 reflector_actor spawn_reflector(self_ptr self,
                                 const std::shared_ptr<detail::object_slot>& slot) {
-  auto& cfg = self->state.cfg;
-  reflector_config rc;
-  rc.res = cfg.res;
-  rc.source = cfg.source;
-  rc.slot = slot;
-  rc.counters = detail::counters_of(cfg.read_side);
-  rc.sync_timeout = cfg.sync_timeout;
-  rc.backoff_initial = cfg.backoff_initial;
-  rc.backoff_cap = cfg.backoff_cap;
-  rc.seed = cfg.seed + self->state.spawned++;
+  auto& st = self->state;
+  auto& cfg = st.cfg;
   cfg.read_side->counters.reflectors_spawned.fetch_add(
     1, std::memory_order_relaxed);
-  auto hdl = self->spawn(reflector, std::move(rc));
-  watch_for_failure(self, hdl, slot->key());
-  return hdl;
+  auto x = st.reflector_pool.take(slot);
+  if (!x.hdl) {
+    reflector_config rc;
+    rc.res = cfg.res;
+    rc.source = cfg.source;
+    rc.counters = detail::counters_of(cfg.read_side);
+    rc.sync_timeout = cfg.sync_timeout;
+    rc.backoff_initial = cfg.backoff_initial;
+    rc.backoff_cap = cfg.backoff_cap;
+    x.hdl = self->spawn<caf::lazy_init>(reflector, std::move(rc));
+    x.binding = std::make_shared<reflector_binding>();
+    x.binding->assign(slot);
+    watch_for_failure(self, x.hdl, x.binding);
+  }
+  slot->set_owner(x.binding);
+  // Not part of the typed interface, hence anonymous; still in order with
+  // everything else the manager sends this actor (one mailbox, one thread).
+  caf::anon_send(caf::actor_cast<caf::actor>(x.hdl), r_reuse_atom::value,
+                 reflector_activation{slot, cfg.source,
+                                      cfg.seed + st.spawned++});
+  return x.hdl;
 }
 
 cache_entry_actor
@@ -148,13 +178,25 @@ void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid) {
   // Last reference gone: unpublish first, so that readers fall back to the
   // manager (which answers "not registered"), then stop the object's actor.
   st.cfg.read_side->index.erase(i->slot->key(), i->slot->hash());
-  if (i->cache)
+  if (i->cache) {
     self->send(i->cache, r_stop_atom::value);
-  else
-    self->send(i->reflector, r_stop_atom::value);
+  } else {
+    // Park the reflector for the next new object if the pool has room.
+    auto binding = std::static_pointer_cast<reflector_binding>(i->slot->owner());
+    if (binding && st.reflector_pool.put({i->reflector, binding}))
+      caf::anon_send(caf::actor_cast<caf::actor>(i->reflector),
+                     r_park_atom::value);
+    else
+      self->send(i->reflector, r_stop_atom::value);
+  }
   st.objects.erase(i);
   st.cfg.read_side->counters.referenced_objects.fetch_sub(
     1, std::memory_order_relaxed);
+  // Nothing referenced and nothing waiting: keep no idle actor around.
+  if (st.objects.empty() && st.window_size == 0 && st.pending.empty()
+      && (!st.cfg.inbox || st.cfg.inbox->idle()))
+    for (auto& hdl : st.reflector_pool.drain())
+      self->send(hdl, r_stop_atom::value);
 }
 
 /// The store-level operations by name (add_ref / del_ref messages).

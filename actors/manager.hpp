@@ -42,6 +42,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "podref/actors/key_table.hpp"
+#include "podref/actors/reflector_pool.hpp"
 #include "podref/actors/ref_counts.hpp"
 #include "podref/actors/uid_table.hpp"
 #include "podref/messages/actor_types.hpp"
@@ -147,6 +148,8 @@ struct manager_state {
   std::size_t window_first = 0;
   std::size_t window_size = 0;
   std::uint64_t spawned = 0;
+  /// Idle reflectors kept for reuse (Watch); drained when idle.
+  podref::reflector_pool reflector_pool;
 
   /// Source recovery: the source that went down while no replacement is
   /// known (null otherwise), and the generation and count of the questions

@@ -28,7 +28,15 @@ using state_type = memory_api_server_state;
 using object_key = state_type::object_key;
 using server_pointer
   = memory_api_server_actor::stateful_pointer<memory_api_server_state>;
-using watch_iterator = std::map<watch_id, state_type::watch_entry>::iterator;
+using watch_iterator
+  = std::unordered_map<watch_id, state_type::watch_entry>::iterator;
+
+/// Removes `id` from a short id list, keeping the order.
+void erase_id(std::vector<watch_id>& ids, watch_id id) {
+  auto i = std::find(ids.begin(), ids.end(), id);
+  if (i != ids.end())
+    ids.erase(i);
+}
 
 /// Releases held list `id`. The server sends it to itself through the actor
 /// clock; it is not part of the typed interface, so the default handler
@@ -185,14 +193,14 @@ void drop_watch(server_pointer self, watch_iterator i) {
   auto& st = self->state;
   auto k = st.watches_by_key.find(i->second.key);
   if (k != st.watches_by_key.end()) {
-    k->second.erase(i->first);
+    erase_id(k->second, i->first);
     if (k->second.empty())
       st.watches_by_key.erase(k);
   }
   auto addr = i->second.watcher.address();
   auto w = st.watchers.find(addr);
   if (w != st.watchers.end()) {
-    w->second.erase(i->first);
+    erase_id(w->second, i->first);
     if (w->second.empty()) {
       st.watchers.erase(w);
       self->demonitor(addr);
@@ -252,11 +260,11 @@ caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
   w.key = key;
   w.watcher = watcher;
   w.after = from_rv;
-  st.watches_by_key[key].insert(id);
+  st.watches_by_key[key].push_back(id); // ids grow: stays sorted
   auto& ids = st.watchers[watcher.address()];
   if (ids.empty())
     self->monitor(watcher);
-  ids.insert(id);
+  ids.push_back(id);
   auto promise = self->make_response_promise<watch_id>();
   promise.deliver(id);
   if (from_rv == 0) {
@@ -286,6 +294,23 @@ caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
 
 } // namespace
 
+std::size_t memory_api_server_state::object_key_hash::operator()(
+  const object_key& x) const noexcept {
+  std::hash<std::string> h;
+  auto seed = h(std::get<1>(x));
+  seed ^= h(std::get<2>(x)) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  return seed ^ static_cast<std::size_t>(std::get<0>(x));
+}
+
+std::vector<watch_id> memory_api_server_state::sorted_watch_ids() const {
+  std::vector<watch_id> ids;
+  ids.reserve(watches.size());
+  for (const auto& kvp : watches)
+    ids.push_back(kvp.first);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 memory_api_server_state::~memory_api_server_state() {
   // The server is exiting: tell everyone still waiting, since nobody else
   // will. Swallow failures, there is nothing left to report them to.
@@ -295,8 +320,8 @@ memory_api_server_state::~memory_api_server_state() {
     for (auto& [id, h] : held)
       if (h.promise.pending())
         h.promise.deliver(err);
-    for (auto& [id, w] : watches)
-      caf::anon_send(w.watcher, w_end_atom::value, id, err);
+    for (auto id : sorted_watch_ids())
+      caf::anon_send(watches.at(id).watcher, w_end_atom::value, id, err);
   } catch (...) {
     // nop
   }
@@ -440,8 +465,9 @@ memory_api_server_actor::behavior_type memory_api_server(
     [self](hold_atom, caf::timespan d) { self->state.hold = d; },
     [self](close_atom) {
       auto& st = self->state;
-      for (auto& [id, w] : st.watches)
-        self->send(w.watcher, w_end_atom::value, id, caf::error{});
+      for (auto id : st.sorted_watch_ids())
+        self->send(st.watches.at(id).watcher, w_end_atom::value, id,
+                   caf::error{});
       for (auto& [addr, ids] : st.watchers)
         self->demonitor(addr);
       st.watches.clear();
@@ -455,8 +481,8 @@ memory_api_server_actor::behavior_type memory_api_server(
     },
     [self](bookmark_atom) {
       auto& st = self->state;
-      for (auto& [id, w] : st.watches)
-        if (!w.closing)
+      for (auto id : st.sorted_watch_ids())
+        if (auto& w = st.watches.at(id); !w.closing)
           send_event(self, id, w,
                      watch_event{watch_event_type::bookmark, api_object{},
                                  st.store->version});

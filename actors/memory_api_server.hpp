@@ -45,6 +45,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include <caf/actor_addr.hpp>
@@ -84,8 +85,17 @@ struct memory_api_server_config {
 };
 
 /// The state of the in-memory API server actor.
+///
+/// Watch bookkeeping is hashed: opening and cancelling a watch cost a few
+/// hash lookups, not log(n) string comparisons, with 100k watches open.
+/// Each object and each watcher usually has one watch, so their id lists
+/// are short vectors kept in ascending id order (the order of fan-out).
 struct memory_api_server_state {
   using object_key = memory_api_server_store::object_key;
+
+  struct object_key_hash {
+    std::size_t operator()(const object_key& x) const noexcept;
+  };
 
   /// One event of the history, for replaying to resumed watches.
   struct history_entry {
@@ -135,12 +145,18 @@ struct memory_api_server_state {
   std::uint64_t compacted = 0;
   std::deque<history_entry> history;
   std::size_t history_capacity = 1000;
-  std::map<watch_id, watch_entry> watches;
+  std::unordered_map<watch_id, watch_entry> watches;
   /// Fan-out index: the open watches of each object.
-  std::map<object_key, std::set<watch_id>> watches_by_key;
+  std::unordered_map<object_key, std::vector<watch_id>, object_key_hash>
+    watches_by_key;
   /// Monitored watchers and their open watches (so that a dead watcher's
   /// watches are found without scanning every watch).
-  std::map<caf::actor_addr, std::set<watch_id>> watchers;
+  std::unordered_map<caf::actor_addr, std::vector<watch_id>> watchers;
+
+  /// The open watches' ids in ascending order (for the rare operations
+  /// that visit every watch, so that each watcher sees its watches in
+  /// opening order).
+  std::vector<watch_id> sorted_watch_ids() const;
   watch_id next_watch_id = 1;
   std::vector<source_action> actions;
   /// When each action was recorded (actor clock, since its epoch).

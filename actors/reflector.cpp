@@ -5,8 +5,11 @@
 #include <utility>
 
 #include <caf/actor_cast.hpp>
+#include <caf/message.hpp>
+#include <caf/message_view.hpp>
 #include <caf/sec.hpp>
 #include <caf/send.hpp>
+#include <caf/type_erased_tuple.hpp>
 
 namespace podref {
 
@@ -44,14 +47,58 @@ reflector_state::~reflector_state() {
 void reflector_state::init(self_pointer self, reflector_config cfg) {
   self_ = self;
   cfg_ = std::move(cfg);
-  rng_.seed(cfg_.seed);
+  if (cfg_.slot)
+    activate(reflector_activation{cfg_.slot, cfg_.source, cfg_.seed}, false);
+}
+
+void reflector_state::activate(reflector_activation x, bool deferred) {
+  if (counted_ || !x.slot)
+    return;
+  // Watch ids are per source: ids seen at another one say nothing here.
+  if (x.source.address() != cfg_.source.address())
+    max_seen_watch_.reset();
+  cfg_.slot = std::move(x.slot);
+  cfg_.source = std::move(x.source);
+  rng_.seed(x.seed);
   backoff_base_ = cfg_.backoff_initial;
+  immutable_ = false;
+  has_rv_ = false;
+  expired_ = false;
+  last_rv_.clear();
+  object_ = api_object{};
   // Busy (listing) before counted as started: quiescence checks read
-  // "started and not busy" as "settled".
-  start();
+  // "started and not busy" as "settled". The generation moves on, so
+  // replies and timers of an earlier activation are stale.
+  if (deferred && reused_) {
+    // A pooled actor lists once the messages already queued are handled: a
+    // park queued behind this activation (a pod registered and unregistered
+    // at once) then ends it before any list is sent, and the actor never
+    // piles up response handlers (CAF keeps them in a flat map searched
+    // linearly) for lists nobody waits for.
+    // The new slot still holds its initial snapshot (not synced: readers
+    // ask the actor), so nothing is published before the first list; a
+    // park before it then publishes nothing either.
+    running_ = true;
+    synced_ = false;
+    published_ = false;
+    auto gen = enter(phase::backing_off);
+    retry_step_ = step::list;
+    self_->send(self_, retry_atom::value, gen);
+  } else {
+    start();
+  }
   ++cfg_.counters->live_reflectors;
   ++cfg_.counters->reflectors_started;
   counted_ = true;
+}
+
+void reflector_state::park() {
+  if (!counted_)
+    return;
+  deactivate();
+  // Forget the object: the slot belongs to the manager's old entry.
+  cfg_.slot.reset();
+  reused_ = true;
 }
 
 // -- message handlers ---------------------------------------------------------
@@ -92,6 +139,8 @@ void reflector_state::on_watch_end(watch_id id, const caf::error& err) {
 }
 
 caf::result<api_object> reflector_state::get_obj() {
+  if (!counted_) // parked: as if already gone
+    return caf::make_error(caf::sec::request_receiver_down);
   // Recorded whether or not the read succeeds (upstream: "protects from
   // premature (racy) reflector closure").
   cfg_.slot->set_last_access_ns(now_ns());
@@ -111,12 +160,16 @@ caf::result<api_object> reflector_state::get_obj() {
 }
 
 void reflector_state::immut_read() {
+  if (!counted_)
+    return;
   // Only a served (synced) object counts; an unsynced one may be stale.
   if (synced_ && object_.is_immutable())
     freeze();
 }
 
 void reflector_state::idle_chk(caf::timespan max_idle) {
+  if (!counted_)
+    return;
   // Never stop before the first sync (upstream PR #104604): the list in
   // flight would be lost and retried forever on a slow API server.
   if (!running_ || !synced_)
@@ -126,17 +179,8 @@ void reflector_state::idle_chk(caf::timespan max_idle) {
 }
 
 void reflector_state::r_stop() {
-  close_watch(true);
-  enter(phase::idle);
-  auto parked = std::move(parked_);
-  parked_.clear();
-  for (auto& kvp : parked)
-    kvp.second.deliver(make_caf_error(
-      not_registered_error(cfg_.slot->ns(), cfg_.slot->name())));
-  running_ = false;
-  synced_ = false;
-  object_ = api_object{};
-  publish();
+  if (counted_)
+    deactivate();
   self_->quit();
 }
 
@@ -180,6 +224,24 @@ void reflector_state::on_sync_timeout(std::uint64_t read_id) {
 }
 
 // -- lifecycle ----------------------------------------------------------------
+
+void reflector_state::deactivate() {
+  close_watch(true);
+  enter(phase::idle);
+  auto parked = std::move(parked_);
+  parked_.clear();
+  for (auto& kvp : parked)
+    kvp.second.deliver(make_caf_error(
+      not_registered_error(cfg_.slot->ns(), cfg_.slot->name())));
+  running_ = false;
+  synced_ = false;
+  object_ = api_object{};
+  if (published_)
+    publish();
+  counted_ = false;
+  --cfg_.counters->live_reflectors;
+  ++cfg_.counters->reflectors_stopped;
+}
 
 void reflector_state::start() {
   running_ = true;
@@ -374,6 +436,7 @@ void reflector_state::deliver_parked() {
 }
 
 void reflector_state::publish() {
+  published_ = true;
   cfg_.slot->publish(detail::object_snapshot{synced_, running_, object_});
 }
 
@@ -389,6 +452,20 @@ reflector_actor::behavior_type
 reflector(reflector_actor::stateful_pointer<reflector_state> self,
           reflector_config cfg) {
   self->state.init(self, std::move(cfg));
+  self->set_default_handler(
+    [self](caf::scheduled_actor*,
+           caf::message_view& msg) -> caf::result<caf::message> {
+      auto& xs = msg.content();
+      if (xs.match_elements<r_park_atom>()) {
+        self->state.park();
+        return caf::message{};
+      }
+      if (xs.match_elements<r_reuse_atom, reflector_activation>()) {
+        self->state.activate(xs.get_as<reflector_activation>(1), true);
+        return caf::message{};
+      }
+      return caf::sec::unexpected_message;
+    });
   return {
     [self](w_event_atom, watch_id id, const watch_event& ev) {
       self->state.on_event(id, ev);

@@ -18,6 +18,13 @@
 // old source and lists again at the new one, from the last version it saw,
 // while a synced object keeps being served. Replies and watch events of a
 // source it has left are ignored.
+//
+// Reuse: a reflector actor may serve one object after another (the manager
+// keeps idle ones in a reflector_pool). r_park ends the current activation
+// as r_stop does, but keeps the actor waiting for r_reuse, which starts the
+// next one on another object: counters count activations. Replies, timers
+// and watch events of an earlier activation are ignored, as those of a
+// replaced source are.
 #pragma once
 
 #include <chrono>
@@ -40,12 +47,27 @@
 
 namespace podref {
 
+/// Park: end the current activation as r_stop does, but keep the actor for
+/// r_reuse. Reuse: start the next activation (reflector_activation). Both
+/// reach the reflector through its default handler: they are the pool's
+/// business, not part of the reflector's typed interface.
+using r_park_atom = caf::atom_constant<caf::atom("r_park")>;
+using r_reuse_atom = caf::atom_constant<caf::atom("r_reuse")>;
+
+/// What changes from one activation of a reflector actor to the next.
+struct reflector_activation {
+  /// The object's slot (never null).
+  std::shared_ptr<detail::object_slot> slot;
+  object_source_actor source;
+  std::uint64_t seed = 0;
+};
+
 /// What a reflector watches, where it publishes, and its timing.
 struct reflector_config {
   resource res = resource::secrets;
   object_source_actor source;
   /// Carries the namespace and name of the object; the reflector is its
-  /// only publisher.
+  /// only publisher. Null: spawned parked, waiting for r_reuse.
   std::shared_ptr<detail::object_slot> slot;
   std::shared_ptr<detail::engine_counters> counters;
   /// How long a read waits for the first sync (upstream: 1 s).
@@ -81,8 +103,16 @@ struct reflector_state {
 
   // -- message handlers -------------------------------------------------------
 
-  /// Takes over `cfg`, counts the reflector and starts listing.
+  /// Takes over `cfg`; with a slot, activates (counts the reflector and
+  /// starts listing), without one waits parked for r_reuse.
   void init(self_pointer self, reflector_config cfg);
+
+  /// r_reuse: starts an activation on `x`'s object; ignored while active.
+  /// `deferred`: the first list waits behind the messages already queued.
+  void activate(reflector_activation x, bool deferred);
+
+  /// r_park: ends the activation as r_stop does, keeping the actor.
+  void park();
 
   void on_event(watch_id id, const watch_event& ev);
 
@@ -121,6 +151,10 @@ private:
   };
 
   // -- lifecycle --------------------------------------------------------------
+
+  /// Ends the activation: cancels the watch, fails waiting reads as not
+  /// registered, publishes the stopped state and uncounts the reflector.
+  void deactivate();
 
   /// (Re)starts: running, not synced, then lists.
   void start();
@@ -183,7 +217,13 @@ private:
 
   self_pointer self_ = nullptr;
   reflector_config cfg_;
+  /// Whether an activation runs (counted in live_reflectors).
   bool counted_ = false;
+  /// Whether the actor was parked before (its next activation is a reuse).
+  bool reused_ = false;
+  /// Whether this activation published to its slot (else the slot still
+  /// holds its initial, not-synced snapshot).
+  bool published_ = false;
 
   bool running_ = false;
   bool synced_ = false;
@@ -218,3 +258,5 @@ reflector(reflector_actor::stateful_pointer<reflector_state> self,
           reflector_config cfg);
 
 } // namespace podref
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::reflector_activation)

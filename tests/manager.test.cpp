@@ -935,3 +935,53 @@ TEST_CASE_METHOD(manager_fixture,
   CHECK(open_watches() == 0);
   CHECK(server_watches() == 0);
 }
+
+// -- reflector reuse (actors/reflector_pool.hpp) --------------------------------
+
+TEST_CASE_METHOD(manager_fixture,
+                 "a reflector whose object lost its last reference serves the "
+                 "next new object, and an idle manager keeps none",
+                 "[manager][pool]") {
+  start_manager();
+  create(make_secret("ns", "a", {{"k", "a"}}));
+  create(make_secret("ns", "b", {{"k", "b"}}));
+  create(make_secret("ns", "c", {{"k", "c"}}));
+  add_ref("ns", "c", "keep"); // keeps the manager busy: the pool stays
+  auto base = sys.registry().running();
+  // The actor that answers a read of ns/name.
+  auto server_of = [&](const std::string& name) {
+    caf::strong_actor_ptr who;
+    auto read = self->request(mgr, caf::infinite, get_obj_atom::value,
+                              std::string{"ns"}, name);
+    run();
+    read.receive([&](const api_object&) { who = self->current_sender(); },
+                 [&](caf::error&) { FAIL("the read failed"); });
+    return who;
+  };
+  add_ref("ns", "a", "pod");
+  auto first = server_of("a");
+  REQUIRE(first);
+  CHECK(sys.registry().running() == base + 1);
+  del_ref("ns", "a", "pod");
+  CHECK(sys.registry().running() == base + 1); // parked, not stopped
+  add_ref("ns", "b", "pod");
+  auto second = server_of("b");
+  CHECK(second == first);
+  CHECK(sys.registry().running() == base + 1);
+  auto x = get("ns", "b");
+  REQUIRE(x);
+  CHECK(x->as_secret()->data.at("k") == "b");
+  CHECK(code_of(get("ns", "a")) == errc::not_registered);
+  CHECK(started() == 3);
+  CHECK(stopped() == 1);
+  CHECK(live() == 2);
+  CHECK(open_watches() == 2);
+  // The last references go: nothing referenced, nothing waiting, so the
+  // parked reflectors are stopped as well.
+  del_ref("ns", "b", "pod");
+  del_ref("ns", "c", "keep");
+  CHECK(live() == 0);
+  CHECK(stopped() == 3);
+  CHECK(open_watches() == 0);
+  CHECK(sys.registry().running() == base - 1);
+}

@@ -856,3 +856,155 @@ TEST_CASE_METHOD(fixture, "a killed reflector releases what it held") {
     check_counters_released();
   }
 }
+
+// -- reuse (reflector_pool) ---------------------------------------------------
+
+namespace {
+
+api_object make_other(const std::string& value) {
+  auto x = std::make_shared<secret>();
+  x->metadata.ns = "ns";
+  x->metadata.name = "other";
+  x->data["key"] = value;
+  return secret_ptr{std::move(x)};
+}
+
+/// A fixture whose reflector is parked and reused for ns/other.
+struct reuse_fixture : fixture {
+  std::shared_ptr<detail::object_slot> other;
+
+  /// Parks the reflector and activates it again for ns/other, as the
+  /// manager does (both messages queued before either is handled).
+  void reuse_for_other(bool run_now = true) {
+    other = std::make_shared<detail::object_slot>(resource::secrets, "ns",
+                                                  "other", domain);
+    auto hdl = caf::actor_cast<caf::actor>(refl);
+    caf::anon_send(hdl, r_park_atom::value);
+    caf::anon_send(hdl, r_reuse_atom::value,
+                   reflector_activation{other, server, 7});
+    if (run_now)
+      run();
+  }
+
+  /// Parks the reflector (outside its typed interface, as the manager).
+  void park() {
+    caf::anon_send(caf::actor_cast<caf::actor>(refl), r_park_atom::value);
+    run();
+  }
+
+  detail::object_snapshot other_snapshot() {
+    auto pin = domain.pin();
+    return *other->load();
+  }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(reuse_fixture,
+                 "a parked reflector stops counting and forgets its object") {
+  write(create_atom::value, make_secret("v1"));
+  start();
+  CHECK(server_watches() == 1);
+  park();
+  CHECK(server_watches() == 0);
+  CHECK_FALSE(snapshot().running);
+  CHECK_FALSE(snapshot().object);
+  check_counters_released();
+  // Still alive: a read finds it, but as gone.
+  auto x = read();
+  REQUIRE(x.done);
+  CHECK_FALSE(x.object);
+}
+
+TEST_CASE_METHOD(reuse_fixture,
+                 "a reused reflector ignores its previous object's late list "
+                 "reply") {
+  write(create_atom::value, make_secret("v1"));
+  write(create_atom::value, make_other("o1"));
+  // Only the first list is held: the reuse syncs first, then the old
+  // object's list reply arrives.
+  hook(hold_atom::value, caf::timespan{10s});
+  start();
+  CHECK(count("list") == 1);
+  hook(hold_atom::value, caf::timespan{0});
+  reuse_for_other();
+  CHECK(count("list") == 2);
+  CHECK(counters->live_reflectors == 1);
+  CHECK(counters->reflectors_started == 2);
+  CHECK(counters->reflectors_stopped == 1);
+  REQUIRE(other_snapshot().synced);
+  advance(10s);
+  auto snap = other_snapshot();
+  REQUIRE(snap.synced);
+  REQUIRE(snap.object);
+  CHECK(snap.object.meta().name == "other");
+  CHECK_FALSE(snapshot().synced); // the old slot is left alone
+  CHECK(count("watch") == 1);     // the old reply opened no watch
+  CHECK(counters->busy == 0);
+  CHECK(counters->open_watches == 1);
+  CHECK(server_watches() == 1);
+  auto x = read();
+  REQUIRE(x.done);
+  REQUIRE(x.object);
+  CHECK(x.object.meta().name == "other");
+}
+
+TEST_CASE_METHOD(reuse_fixture,
+                 "a reused reflector ignores its previous object's watch "
+                 "events") {
+  write(create_atom::value, make_secret("v1"));
+  write(create_atom::value, make_other("o1"));
+  start();
+  CHECK(server_watches() == 1);
+  // The park and the reuse are queued; an update of the old object reaches
+  // the server before it sees the cancel, so its event reaches the reused
+  // reflector.
+  reuse_for_other(false);
+  caf::anon_send(server, caf::update_atom::value, make_secret("v2"));
+  run();
+  auto snap = other_snapshot();
+  REQUIRE(snap.synced);
+  REQUIRE(snap.object);
+  CHECK(snap.object.as_secret()->data.at("key") == "o1");
+  // An event of the old watch (id 1) arriving while the new one (id 2) is
+  // open, e.g. delayed in a busy mailbox: ignored.
+  caf::anon_send(caf::actor_cast<watcher_actor>(refl), w_event_atom::value,
+                 watch_id{1},
+                 watch_event{watch_event_type::modified, make_secret("v9"),
+                             100});
+  caf::anon_send(caf::actor_cast<watcher_actor>(refl), w_end_atom::value,
+                 watch_id{1}, caf::error{});
+  run();
+  snap = other_snapshot();
+  REQUIRE(snap.object);
+  CHECK(snap.object.meta().name == "other");
+  CHECK(snap.object.as_secret()->data.at("key") == "o1");
+  CHECK(count("watch") == 2); // the old end started no new watch
+  // Later writes of the old object do not reach it; the new one's do.
+  write(caf::update_atom::value, make_secret("v3"));
+  write(caf::update_atom::value, make_other("o2"));
+  snap = other_snapshot();
+  REQUIRE(snap.object);
+  CHECK(snap.object.meta().name == "other");
+  CHECK(snap.object.as_secret()->data.at("key") == "o2");
+  CHECK(server_watches() == 1);
+  CHECK(counters->open_watches == 1);
+  CHECK(counters->busy == 0);
+}
+
+TEST_CASE_METHOD(reuse_fixture,
+                 "a reflector parked right after its reuse never lists") {
+  write(create_atom::value, make_secret("v1"));
+  write(create_atom::value, make_other("o1"));
+  start();
+  hook(clear_atom::value);
+  reuse_for_other(false);
+  park();
+  CHECK(count("list") == 0);
+  CHECK(server_watches() == 0);
+  CHECK(counters->live_reflectors == 0);
+  CHECK(counters->reflectors_started == 2);
+  CHECK(counters->reflectors_stopped == 2);
+  CHECK(counters->busy == 0);
+  CHECK_FALSE(other_snapshot().running);
+}

@@ -13,8 +13,10 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "podref/messages/api_object.hpp"
 #include "podref/runtime/detail/epoch.hpp"
@@ -165,6 +167,18 @@ public:
     return invalidations_.fetch_add(1, std::memory_order_acq_rel) + 1;
   }
 
+  // -- the manager: which actor serves the object ----------------------------
+
+  /// Opaque to the slot: the manager's record of the actor it assigned to
+  /// this object (a reflector_binding under Watch). Manager thread only.
+  const std::shared_ptr<void>& owner() const noexcept {
+    return owner_;
+  }
+
+  void set_owner(std::shared_ptr<void> x) noexcept {
+    owner_ = std::move(x);
+  }
+
   // -- the owning actor ------------------------------------------------------
 
   /// Publishes `x`; the previous snapshot is retired through the domain.
@@ -199,6 +213,7 @@ private:
   resource res_;
   std::atomic<std::uint64_t> invalidations_{0};
   epoch_domain& domain_;
+  std::shared_ptr<void> owner_;
 };
 
 } // namespace podref::detail
