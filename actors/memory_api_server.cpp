@@ -105,6 +105,12 @@ caf::error record(server_pointer self, source_verb verb, resource res,
                   const std::string& ns, const std::string& name,
                   const std::string& rv = {}) {
   auto& st = self->state;
+  if (auto cap = st.action_log_capacity; cap != 0 && st.actions.size() >= cap) {
+    auto half = static_cast<std::ptrdiff_t>(cap / 2);
+    st.actions.erase(st.actions.begin(), st.actions.begin() + half);
+    st.action_times.erase(st.action_times.begin(),
+                          st.action_times.begin() + half);
+  }
   st.actions.push_back(source_action{verb, res, ns, name, rv});
   st.action_times.push_back(self->clock().now().time_since_epoch());
   auto i = st.faults.find(verb);
@@ -332,6 +338,7 @@ memory_api_server_actor::behavior_type memory_api_server(
   memory_api_server_config cfg) {
   auto& st = self->state;
   st.history_capacity = cfg.history_capacity;
+  st.action_log_capacity = cfg.action_log_capacity;
   st.store = cfg.store ? std::move(cfg.store)
                        : std::make_shared<memory_api_server_store>();
   // A new incarnation has no history: every older version is compacted.

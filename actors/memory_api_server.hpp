@@ -82,6 +82,10 @@ struct memory_api_server_config {
   std::size_t history_capacity = 1000;
   /// The objects and version to serve; null: a new, empty store.
   memory_api_server_store_ptr store;
+  /// Most actions kept in the action log (and its times): when it is full,
+  /// the older half is dropped, so a long run holds a bounded log. The
+  /// engine's own counters count every action. 0: keep everything.
+  std::size_t action_log_capacity = 16384;
 };
 
 /// The state of the in-memory API server actor.
@@ -159,6 +163,7 @@ struct memory_api_server_state {
   std::vector<watch_id> sorted_watch_ids() const;
   watch_id next_watch_id = 1;
   std::vector<source_action> actions;
+  std::size_t action_log_capacity = 0;
   /// When each action was recorded (actor clock, since its epoch).
   std::vector<caf::timespan> action_times;
   std::map<source_verb, fault> faults;

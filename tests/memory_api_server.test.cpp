@@ -203,6 +203,12 @@ struct small_history_fixture : fixture {
   }
 };
 
+struct small_log_fixture : fixture {
+  small_log_fixture() : fixture(memory_api_server_config{1000, nullptr, 4}) {
+    // nop
+  }
+};
+
 constexpr auto secrets = resource::secrets;
 constexpr auto config_maps = resource::config_maps;
 
@@ -572,6 +578,17 @@ TEST_CASE_METHOD(fixture, "the action log records get, list and watch with "
   CHECK(actions().empty());
   REQUIRE(get(secrets, "ns1", "x").error()); // not found, still recorded
   CHECK(actions().size() == 1);
+}
+
+TEST_CASE_METHOD(small_log_fixture, "a full action log drops its older half") {
+  for (int i = 0; i < 4; ++i)
+    CHECK_FALSE(get(secrets, "ns", "o" + std::to_string(i)));
+  CHECK(actions().size() == 4);
+  CHECK_FALSE(get(secrets, "ns", "o4"));
+  auto xs = actions();
+  REQUIRE(xs.size() == 3);
+  CHECK(xs.front().name == "o2");
+  CHECK(xs.back().name == "o4");
 }
 
 TEST_CASE_METHOD(fixture, "fail(list, 2, err) fails exactly two lists, then "
