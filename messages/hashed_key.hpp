@@ -2,15 +2,14 @@
 //
 // Registrations carry the hashes of their keys, computed on the caller's
 // thread, so that the manager actor (one thread for the whole node) only
-// compares. Maps keyed by hashed_key point into storage their values own.
+// compares. Tables keyed by hashed_key (actors/key_table.hpp) point into
+// storage their values own.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <string_view>
-#include <unordered_map>
 
 namespace podref {
 
@@ -77,22 +76,5 @@ struct hashed_key {
     // nop
   }
 };
-
-struct hashed_key_hash {
-  std::size_t operator()(const hashed_key& x) const noexcept {
-    return x.hash;
-  }
-};
-
-struct hashed_key_equal {
-  bool operator()(const hashed_key& x, const hashed_key& y) const noexcept {
-    return x.hash == y.hash && x.text == y.text;
-  }
-};
-
-/// A map whose keys view storage owned by the mapped values.
-template <class T>
-using hashed_map =
-  std::unordered_map<hashed_key, T, hashed_key_hash, hashed_key_equal>;
 
 } // namespace podref
