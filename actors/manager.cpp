@@ -52,8 +52,16 @@ void watch_for_failure(self_ptr self, const reflector_actor& hdl,
                        reflector_binding_ptr binding) {
   hdl->attach_functor([mgr = caf::actor_cast<caf::actor_addr>(self),
                        addr = hdl.address(),
-                       binding = std::move(binding)](const caf::error& reason) {
-    auto slot = binding->bury();
+                       binding = std::move(binding),
+                       counters = detail::counters_of(
+                         self->state.cfg.read_side)](const caf::error& reason) {
+    auto [slot, lost] = binding->bury();
+    // Activations it never took up count as started and stopped at once,
+    // so that every spawned activation shows in the started counter.
+    if (lost > 0) {
+      counters->reflectors_started += lost;
+      counters->reflectors_stopped += lost;
+    }
     if (!slot || !reason || reason == caf::exit_reason::user_shutdown)
       return; // parked, stopped by us, or shut down with the manager
     if (auto dest = caf::actor_cast<manager_actor>(mgr))

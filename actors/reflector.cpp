@@ -1,5 +1,7 @@
 #include "podref/actors/reflector.hpp"
 
+#include "podref/actors/reflector_binding.hpp"
+
 #include <algorithm>
 #include <random>
 #include <utility>
@@ -90,6 +92,8 @@ void reflector_state::activate(reflector_activation x, bool deferred) {
   ++cfg_.counters->live_reflectors;
   ++cfg_.counters->reflectors_started;
   counted_ = true;
+  if (auto& owner = cfg_.slot->owner())
+    static_cast<reflector_binding*>(owner.get())->activated();
 }
 
 void reflector_state::park() {

@@ -12,9 +12,15 @@
 // death, or not at all when the actor was parked; once dead, the binding
 // refuses new assignments, so the manager never hands an object to a dead
 // pooled actor. The lock is per binding and held for a pointer copy.
+//
+// The binding also counts the objects assigned to the actor that it has
+// not taken up yet (activated()): an actor that dies with an activation
+// still queued never counted it as started, and whoever buries the actor
+// must account for it.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <utility>
 
@@ -30,7 +36,15 @@ public:
     if (dead_)
       return false;
     slot_ = slot;
+    ++pending_;
     return true;
+  }
+
+  /// The actor took up one assigned object (counted itself as started).
+  void activated() noexcept {
+    guard g{lock_};
+    if (pending_ > 0)
+      --pending_;
   }
 
   /// Unbinds the actor (parked: its failure concerns no object).
@@ -39,16 +53,26 @@ public:
     slot_.reset();
   }
 
-  /// Marks the actor dead and returns the object it served, if any and if
-  /// that object is still referenced (its slot alive).
-  std::shared_ptr<detail::object_slot> bury() noexcept {
+  /// What bury() found.
+  struct remains {
+    /// The object served, if any and if still referenced (its slot alive).
+    std::shared_ptr<detail::object_slot> slot;
+    /// Objects assigned to the actor that it never took up: activations
+    /// counted as spawned but never as started.
+    std::uint32_t lost_activations = 0;
+  };
+
+  /// Marks the actor dead and returns what it was bound to.
+  remains bury() noexcept {
     std::weak_ptr<detail::object_slot> slot;
+    std::uint32_t lost;
     {
       guard g{lock_};
       dead_ = true;
+      lost = std::exchange(pending_, 0);
       slot = std::move(slot_);
     }
-    return slot.lock();
+    return {slot.lock(), lost};
   }
 
 private:
@@ -66,6 +90,7 @@ private:
 
   std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
   bool dead_ = false;
+  std::uint32_t pending_ = 0;
   std::weak_ptr<detail::object_slot> slot_;
 };
 

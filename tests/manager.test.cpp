@@ -985,3 +985,42 @@ TEST_CASE_METHOD(manager_fixture,
   CHECK(open_watches() == 0);
   CHECK(sys.registry().running() == base - 1);
 }
+
+TEST_CASE_METHOD(manager_fixture,
+                 "a pooled reflector that dies before taking up its next "
+                 "object is replaced and its activation counted",
+                 "[manager][pool][failure]") {
+  start_manager();
+  create(make_secret("ns", "a", {{"k", "a"}}));
+  create(make_secret("ns", "b", {{"k", "b"}}));
+  create(make_secret("ns", "c", {{"k", "c"}}));
+  add_ref("ns", "c", "keep"); // keeps the pool from being drained
+  add_ref("ns", "a", "pod");
+  caf::strong_actor_ptr pooled;
+  auto read = self->request(mgr, caf::infinite, get_obj_atom::value,
+                            std::string{"ns"}, std::string{"a"});
+  run();
+  read.receive([&](const api_object&) { pooled = self->current_sender(); },
+               [&](caf::error&) { FAIL("the read failed"); });
+  REQUIRE(pooled);
+  del_ref("ns", "a", "pod"); // parked
+  // The manager hands the parked actor ns/b; the actor dies (urgent exit,
+  // as a crash) before it handles the activation.
+  self->send(mgr, add_ref_atom::value, std::string{"ns"}, std::string{"b"},
+             std::string{"pod"});
+  sched.prioritize(mgr);
+  sched.run_once();
+  caf::anon_send<caf::message_priority::high>(
+    caf::actor_cast<caf::actor>(pooled),
+    caf::exit_msg{pooled->address(), caf::make_error(caf::sec::runtime_error)});
+  run();
+  CHECK(counters.reflectors_spawned.load() == started());
+  CHECK(live() == 2);
+  auto x = get("ns", "b");
+  REQUIRE(x);
+  CHECK(x->as_secret()->data.at("k") == "b");
+  del_ref("ns", "b", "pod");
+  del_ref("ns", "c", "keep");
+  CHECK(live() == 0);
+  CHECK(started() == stopped());
+}

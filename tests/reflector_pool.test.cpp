@@ -33,26 +33,37 @@ TEST_CASE("a binding reports the object assigned last, none once cleared",
     reflector_binding x;
     CHECK(x.assign(a));
     CHECK(x.assign(b));
-    CHECK(x.bury() == b);
+    CHECK(x.bury().slot == b);
   }
   SECTION("cleared (parked)") {
     reflector_binding x;
     CHECK(x.assign(a));
     x.clear();
-    CHECK(x.bury() == nullptr);
+    CHECK(x.bury().slot == nullptr);
   }
   SECTION("the object is no longer referenced") {
     reflector_binding x;
     auto c = s.make("c");
     CHECK(x.assign(c));
     c.reset();
-    CHECK(x.bury() == nullptr);
+    CHECK(x.bury().slot == nullptr);
+  }
+  SECTION("activations not taken up are lost at death") {
+    reflector_binding x;
+    CHECK(x.assign(a));
+    x.activated();
+    CHECK(x.assign(b)); // activation queued, never taken up
+    x.clear();          // parked behind it
+    CHECK(x.assign(a)); // and handed out again
+    auto r = x.bury();
+    CHECK(r.lost_activations == 2);
+    CHECK(r.slot == a);
   }
   SECTION("a dead actor takes no new object") {
     reflector_binding x;
     x.bury();
     CHECK_FALSE(x.assign(a));
-    CHECK(x.bury() == nullptr);
+    CHECK(x.bury().slot == nullptr);
   }
 }
 
@@ -67,13 +78,13 @@ TEST_CASE("the pool is bounded, hands out the last parked first and skips "
   auto b3 = std::make_shared<reflector_binding>();
   CHECK(b1->assign(slot));
   CHECK(pool.put({reflector_actor{}, b1}));
-  CHECK(b1->bury() == nullptr); // parking unbinds; b1's actor now died
+  CHECK(b1->bury().slot == nullptr); // parking unbinds; b1's actor now died
   CHECK(pool.put({reflector_actor{}, b2}));
   CHECK_FALSE(pool.put({reflector_actor{}, b3}));
   CHECK(pool.size() == 2);
   auto x = pool.take(slot);
   CHECK(x.binding == b2);
-  CHECK(b2->bury() == slot); // take() bound it to the new object
+  CHECK(b2->bury().slot == slot); // take() bound it to the new object
   // b1 died while parked: skipped, and the pool is empty.
   CHECK(pool.take(slot).binding == nullptr);
   CHECK(pool.size() == 0);
