@@ -197,7 +197,7 @@ api_object commit(server_pointer self, const object_key& key, api_object obj,
 /// Forgets a watch; stops monitoring its watcher after its last watch.
 void drop_watch(server_pointer self, watch_iterator i) {
   auto& st = self->state;
-  auto k = st.watches_by_key.find(i->second.key);
+  auto k = st.watches_by_key.find(*i->second.key);
   if (k != st.watches_by_key.end()) {
     erase_id(k->second, i->first);
     if (k->second.empty())
@@ -263,10 +263,11 @@ caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
   auto& st = self->state;
   auto id = st.next_watch_id++;
   auto& w = st.watches[id];
-  w.key = key;
+  auto& by_key = *st.watches_by_key.try_emplace(key).first;
+  w.key = &by_key.first;
   w.watcher = watcher;
   w.after = from_rv;
-  st.watches_by_key[key].push_back(id); // ids grow: stays sorted
+  by_key.second.push_back(id); // ids grow: stays sorted
   auto& ids = st.watchers[watcher.address()];
   if (ids.empty())
     self->monitor(watcher);

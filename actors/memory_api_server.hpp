@@ -109,7 +109,9 @@ struct memory_api_server_state {
 
   /// One open watch.
   struct watch_entry {
-    object_key key;
+    /// The key of the watches_by_key entry listing this watch (that entry
+    /// outlives the watch; its node does not move).
+    const object_key* key = nullptr;
     /// Only events with a newer resourceVersion go to this watch.
     std::uint64_t after = 0;
     watcher_actor watcher;

@@ -8,8 +8,6 @@ object_slot::object_slot(resource res, std::string ns, std::string name,
     snapshot_(new object_snapshot{}),
     key_(ns + '/' + name),
     ns_size_(static_cast<std::uint32_t>(ns.size())),
-    ns_(std::move(ns)),
-    name_(std::move(name)),
     res_(res),
     domain_(domain) {
   // nop
