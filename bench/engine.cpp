@@ -347,6 +347,10 @@ struct engine::impl_state {
     if (!s.wait_quiescent(settle_timeout))
       r.extra["quiescent_timeout"] = 1;
     r.seconds = since(start);
+    // Memory the allocator keeps free (the commands and buffers of the
+    // registration burst) is not the reflectors': release it, as before
+    // rss0, so that the RSS delta counts what is held.
+    trim_heap();
     auto rss1 = rss_bytes();
     auto heap1 = heap_bytes();
     auto live = s.stats().live_reflectors;
