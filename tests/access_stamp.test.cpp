@@ -23,7 +23,7 @@
 #include "podref/actors/manager.hpp"
 #include "podref/actors/memory_api_server.hpp"
 #include "podref/runtime/detail/read_side.hpp"
-#include "support/deterministic_fixture.hpp"
+#include "support/manager_fixture.hpp"
 #include "support/pod_builders.hpp"
 
 using namespace podref;
@@ -34,36 +34,18 @@ namespace {
 
 constexpr auto period = std::chrono::minutes(1);
 
-struct fixture : podref::test::deterministic_fixture {
-  detail::read_side_ptr rs = std::make_shared<detail::read_side>();
-  memory_api_server_actor server;
-  manager_actor mgr;
-
+struct fixture : podref::test::manager_fixture_base {
   fixture() {
-    server = spawn_memory_api_server(sys);
-    run();
-    auto stored = request<api_object>(server, create_atom::value,
-                                      make_secret("ns", "name"));
-    REQUIRE(stored);
-  }
-
-  ~fixture() {
-    if (mgr)
-      stop(mgr);
-    stop(server);
+    create(make_secret("ns", "name"));
   }
 
   /// A manager whose recycling timer runs every `recycle_period` (0: only
   /// passes the test sends), referencing ns/name; runs until it is synced.
   void start(caf::timespan max_idle, caf::timespan recycle_period = period) {
-    manager_config cfg;
-    cfg.res = resource::secrets;
-    cfg.source = caf::actor_cast<object_source_actor>(server);
-    cfg.read_side = rs;
+    auto cfg = config_for(resource::secrets);
     cfg.max_idle = max_idle;
     cfg.recycle_period = recycle_period;
-    mgr = sys.spawn(manager, std::move(cfg));
-    run();
+    spawn_manager(std::move(cfg));
     self->send(mgr, add_ref_atom::value, std::string{"ns"},
                std::string{"name"}, std::string{"pod"});
     run();

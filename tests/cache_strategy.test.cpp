@@ -39,7 +39,7 @@
 #include "podref/runtime/runtime.hpp"
 #include "podref/runtime/strategy.hpp"
 #include "podref/runtime/typed_managers.hpp"
-#include "support/deterministic_fixture.hpp"
+#include "support/manager_fixture.hpp"
 #include "support/pod_builders.hpp"
 
 using namespace podref;
@@ -79,24 +79,10 @@ node_ptr node_with_ttl(std::optional<std::string> value) {
   return n;
 }
 
-struct cache_fixture : podref::test::deterministic_fixture {
-  detail::read_side_ptr rs = std::make_shared<detail::read_side>();
+struct cache_fixture : podref::test::manager_fixture_base {
   std::shared_ptr<node_ttl_source> node_ttl
     = std::make_shared<node_ttl_source>();
-  memory_api_server_actor server;
-  manager_actor mgr;
   resource res = resource::secrets;
-
-  cache_fixture() {
-    server = spawn_memory_api_server(sys);
-    run();
-  }
-
-  ~cache_fixture() {
-    if (mgr)
-      stop(mgr);
-    stop(server);
-  }
 
   /// Spawns the manager under test with `default_ttl` and the node TTL of
   /// `node_ttl` (none until a test feeds it a node).
@@ -104,24 +90,14 @@ struct cache_fixture : podref::test::deterministic_fixture {
                      strategy s = strategy::cache,
                      resource r = resource::secrets) {
     res = r;
-    manager_config cfg;
-    cfg.res = r;
+    auto cfg = config_for(r);
     cfg.strategy = s;
-    cfg.source = caf::actor_cast<object_source_actor>(server);
-    cfg.read_side = rs;
     cfg.node_ttl = node_ttl;
     cfg.default_ttl = default_ttl;
-    mgr = sys.spawn(manager, std::move(cfg));
-    run();
+    spawn_manager(std::move(cfg));
   }
 
   // -- the API server --------------------------------------------------------
-
-  api_object create(const api_object& x) {
-    auto stored = request<api_object>(server, create_atom::value, x);
-    REQUIRE(stored);
-    return *stored;
-  }
 
   /// Creates `names` in every namespace of `namespaces`.
   void create_all(const strings& namespaces, const strings& names) {

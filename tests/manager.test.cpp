@@ -32,7 +32,7 @@
 #include "podref/actors/memory_api_server.hpp"
 #include "podref/messages/pod_registration.hpp"
 #include "podref/runtime/detail/read_side.hpp"
-#include "support/deterministic_fixture.hpp"
+#include "support/manager_fixture.hpp"
 #include "support/pod_builders.hpp"
 
 using namespace podref;
@@ -72,23 +72,9 @@ strings describe(const std::vector<source_action>& xs) {
   return result;
 }
 
-struct manager_fixture : podref::test::deterministic_fixture {
-  detail::read_side_ptr rs = std::make_shared<detail::read_side>();
+struct manager_fixture : podref::test::manager_fixture_base {
   detail::engine_counters& counters = rs->counters;
-  memory_api_server_actor server;
-  manager_actor mgr;
   resource res = resource::secrets;
-
-  manager_fixture() {
-    server = spawn_memory_api_server(sys);
-    run();
-  }
-
-  ~manager_fixture() {
-    if (mgr)
-      stop(mgr);
-    stop(server);
-  }
 
   /// Spawns the manager under test; reads wait up to 1 s for a first sync
   /// and watches idle for longer than `max_idle` may be stopped.
@@ -97,23 +83,13 @@ struct manager_fixture : podref::test::deterministic_fixture {
                      caf::timespan max_idle = std::chrono::minutes(1),
                      caf::timespan recycle_period = caf::timespan{0}) {
     res = r;
-    manager_config cfg;
-    cfg.res = r;
-    cfg.source = caf::actor_cast<object_source_actor>(server);
-    cfg.read_side = rs;
+    auto cfg = config_for(r);
     cfg.max_idle = max_idle;
     cfg.recycle_period = recycle_period;
-    mgr = sys.spawn(manager, std::move(cfg));
-    run();
+    spawn_manager(std::move(cfg));
   }
 
   // -- the API server --------------------------------------------------------
-
-  api_object create(const api_object& x) {
-    auto stored = request<api_object>(server, create_atom::value, x);
-    REQUIRE(stored);
-    return *stored;
-  }
 
   void remove(const std::string& ns, const std::string& name) {
     auto ok = request<caf::ok_atom>(server, caf::delete_atom::value, res, ns,
