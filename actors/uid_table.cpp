@@ -49,6 +49,7 @@ void uid_table::release(uid_id id) {
   index_.erase(index_.find_if(e.hash, [id](uid_id x) { return x == id; }));
   e.text = std::string_view{};
   e.owner.reset();
+  e.refs = uid_refs{}; // empty (each count held the id); frees a spilled table
   free_.push_back(id);
 }
 

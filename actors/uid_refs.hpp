@@ -1,0 +1,75 @@
+// uid_refs: the objects one pod uid references, with a count per object.
+//
+// Upstream counts references per (object, pod uid). The manager used to keep
+// them per object (uid -> count), so every registration touched a random
+// cell of each referenced object's table, a table that grows with the pods
+// (the largest manager cost per registration: cache misses and rehashes).
+// Kept per uid instead, a registration's counts sit next to its uid, which
+// the registration has just interned: a pod with a handful of references
+// finds them in one cache line, with no allocation. An object only keeps how
+// many uids reference it.
+//
+// Up to four objects live inline, searched linearly; past that, all of them
+// move to a ref_counts table (object ids play the uids' part there), so a pod
+// with thousands of references stays linear overall.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "podref/actors/ref_counts.hpp"
+
+namespace podref {
+
+/// A referenced object's id in the manager: nonzero, stable while the
+/// object is referenced, reused afterwards.
+using object_id = std::uint32_t;
+
+class uid_refs {
+public:
+  uid_refs() = default;
+
+  uid_refs(uid_refs&&) noexcept = default;
+  uid_refs& operator=(uid_refs&&) noexcept = default;
+
+  /// Adds one reference to `obj`; true if `obj` had none before.
+  bool add(object_id obj);
+
+  /// Drops one reference to `obj`.
+  ref_counts::removal remove(object_id obj);
+
+  /// The count of `obj` (0 if none).
+  int count(object_id obj) const noexcept;
+
+  /// Distinct objects with at least one reference.
+  std::size_t size() const noexcept {
+    return big_.empty() ? size_ : big_.size();
+  }
+
+  bool empty() const noexcept {
+    return size() == 0;
+  }
+
+  /// Calls f(obj, count) for every object with references, in no order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::uint32_t i = 0; i < size_; ++i)
+      f(small_[i].obj, small_[i].count);
+    big_.for_each(f);
+  }
+
+private:
+  static constexpr std::uint32_t inline_capacity = 4;
+
+  struct cell {
+    object_id obj;
+    std::int32_t count;
+  };
+
+  /// Invariant: at most one of small_[0..size_) and big_ holds entries.
+  std::uint32_t size_ = 0;
+  cell small_[inline_capacity] = {};
+  ref_counts big_;
+};
+
+} // namespace podref
