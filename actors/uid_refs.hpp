@@ -27,10 +27,17 @@ using object_id = std::uint32_t;
 
 class uid_refs {
 public:
-  uid_refs() = default;
+  uid_refs() noexcept {
+    // nop
+  }
 
-  uid_refs(uid_refs&&) noexcept = default;
-  uid_refs& operator=(uid_refs&&) noexcept = default;
+  uid_refs(uid_refs&& other) noexcept;
+  uid_refs& operator=(uid_refs&& other) noexcept;
+
+  uid_refs(const uid_refs&) = delete;
+  uid_refs& operator=(const uid_refs&) = delete;
+
+  ~uid_refs();
 
   /// Adds one reference to `obj`; true if `obj` had none before.
   bool add(object_id obj);
@@ -43,7 +50,7 @@ public:
 
   /// Distinct objects with at least one reference.
   std::size_t size() const noexcept {
-    return big_.empty() ? size_ : big_.size();
+    return spilled_ ? big_->size() : size_;
   }
 
   bool empty() const noexcept {
@@ -53,9 +60,12 @@ public:
   /// Calls f(obj, count) for every object with references, in no order.
   template <class F>
   void for_each(F&& f) const {
+    if (spilled_) {
+      big_->for_each(f);
+      return;
+    }
     for (std::uint32_t i = 0; i < size_; ++i)
       f(small_[i].obj, small_[i].count);
-    big_.for_each(f);
   }
 
 private:
@@ -66,10 +76,14 @@ private:
     std::int32_t count;
   };
 
-  /// Invariant: at most one of small_[0..size_) and big_ holds entries.
+  /// The uid table keeps one of these per uid: 40 bytes, the spilled table
+  /// sharing the inline cells' room. Once spilled, it stays so.
+  union {
+    cell small_[inline_capacity]; // [0, size_) used while !spilled_
+    ref_counts* big_;             // owned while spilled_
+  };
   std::uint32_t size_ = 0;
-  cell small_[inline_capacity] = {};
-  ref_counts big_;
+  bool spilled_ = false;
 };
 
 } // namespace podref

@@ -96,7 +96,6 @@ private:
     std::string_view text;
     /// Owns the storage text views (a registration or a copy).
     std::shared_ptr<const void> owner;
-    std::size_t hash = 0;
     std::uint32_t holders = 0;
     uid_refs refs;
   };

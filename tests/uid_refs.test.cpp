@@ -48,7 +48,7 @@ TEST_CASE("uid_refs keeps the counts when it spills past four objects",
         == std::map<object_id, int>{{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 1}});
   CHECK_FALSE(x.add(4));
   CHECK(x.count(4) == 5);
-  // Emptied, it serves from its inline cells again.
+  // Emptied, it keeps counting in its table.
   for (object_id obj = 1; obj <= 5; ++obj)
     while (x.remove(obj) != ref_counts::removal::erased) {
     }
