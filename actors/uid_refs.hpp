@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "podref/actors/ref_counts.hpp"
 
@@ -31,13 +32,24 @@ public:
     // nop
   }
 
-  uid_refs(uid_refs&& other) noexcept;
+  /// Moves are a copy of 40 bytes: the uid table's vector moves every
+  /// entry when it grows.
+  uid_refs(uid_refs&& other) noexcept
+    : size_(other.size_), spilled_(other.spilled_) {
+    std::memcpy(&room_, &other.room_, sizeof(room_));
+    other.size_ = 0;
+    other.spilled_ = false;
+  }
+
   uid_refs& operator=(uid_refs&& other) noexcept;
 
   uid_refs(const uid_refs&) = delete;
   uid_refs& operator=(const uid_refs&) = delete;
 
-  ~uid_refs();
+  ~uid_refs() {
+    if (spilled_)
+      delete room_.big;
+  }
 
   /// Adds one reference to `obj`; true if `obj` had none before.
   bool add(object_id obj);
@@ -50,7 +62,7 @@ public:
 
   /// Distinct objects with at least one reference.
   std::size_t size() const noexcept {
-    return spilled_ ? big_->size() : size_;
+    return spilled_ ? room_.big->size() : size_;
   }
 
   bool empty() const noexcept {
@@ -61,11 +73,11 @@ public:
   template <class F>
   void for_each(F&& f) const {
     if (spilled_) {
-      big_->for_each(f);
+      room_.big->for_each(f);
       return;
     }
     for (std::uint32_t i = 0; i < size_; ++i)
-      f(small_[i].obj, small_[i].count);
+      f(room_.small[i].obj, room_.small[i].count);
   }
 
 private:
@@ -78,10 +90,10 @@ private:
 
   /// The uid table keeps one of these per uid: 40 bytes, the spilled table
   /// sharing the inline cells' room. Once spilled, it stays so.
-  union {
-    cell small_[inline_capacity]; // [0, size_) used while !spilled_
-    ref_counts* big_;             // owned while spilled_
-  };
+  union room {
+    cell small[inline_capacity]; // [0, size_) used while !spilled_
+    ref_counts* big;             // owned while spilled_
+  } room_;
   std::uint32_t size_ = 0;
   bool spilled_ = false;
 };
