@@ -1,10 +1,11 @@
-// The manager actor: registered pods and per-object reference counts.
+// The manager actor: registered pods and their reference counts.
 //
 // One manager serves one resource (Secrets or ConfigMaps), as upstream has one
-// cacheBasedManager per kind. It owns the registered-pod map and, per object,
-// the map pod uid -> count; it spawns one actor per object on the first
-// reference and stops it by message when the last reference goes. It never
-// blocks: registrations are bookkeeping, reads are delegated.
+// cacheBasedManager per kind. It owns the registered-pod map and the counts
+// per (object, pod uid), kept with the uids (uid_refs); it spawns one actor
+// per object on the first reference and stops it by message when the last
+// reference goes. It never blocks: registrations are bookkeeping, reads are
+// delegated.
 //
 // The strategy decides the per-object actor:
 // - Watch: a reflector (list + watch), recycled when idle;
