@@ -134,6 +134,12 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
     // The table's key is the slot's copy of the text.
     fresh.slot = std::make_shared<detail::object_slot>(
       st.cfg.res, std::string{ns}, std::string{name}, st.cfg.read_side->domain);
+    if (st.free_object_ids.empty()) {
+      fresh.id = st.next_object_id++;
+    } else {
+      fresh.id = st.free_object_ids.back();
+      st.free_object_ids.pop_back();
+    }
     i = &st.objects.insert(key.hash, std::move(fresh));
     auto& entry = *i;
     st.cfg.read_side->index.insert(entry.slot);
@@ -150,8 +156,10 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
 /// Adds one reference of `uid` to an existing object.
 void count_ref(self_ptr self, manager_state::object_entry& entry, uid_id uid) {
   auto& st = self->state;
-  if (entry.refs.add(uid))
+  if (st.uids.refs(uid).add(entry.id)) {
     st.uids.retain(uid); // each (object, uid) count holds its uid
+    ++entry.uids;
+  }
   // Upstream's AddReference drops the cached value: the next read fetches,
   // even when another pod had it cached. Slot first (see the header).
   if (entry.cache)
@@ -171,17 +179,17 @@ void del_ref(self_ptr self, hashed_key key, uid_id uid) {
 /// actor (and erasing the entry, which moves another one) with the last one.
 void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid) {
   auto& st = self->state;
-  auto& refs = i->refs;
-  switch (refs.remove(uid)) {
+  switch (st.uids.refs(uid).remove(i->id)) {
     case ref_counts::removal::absent:
       return; // a uid that never referenced the object: ignored (see header)
     case ref_counts::removal::decremented:
       return;
     case ref_counts::removal::erased:
       st.uids.release(uid);
+      --i->uids;
       break;
   }
-  if (!refs.empty())
+  if (i->uids != 0)
     return;
   // Last reference gone: unpublish first, so that readers fall back to the
   // manager (which answers "not registered"), then stop the object's actor.
@@ -197,6 +205,7 @@ void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid) {
     else
       self->send(i->reflector, r_stop_atom::value);
   }
+  st.free_object_ids.push_back(i->id);
   st.objects.erase(i);
   st.cfg.read_side->counters.referenced_objects.fetch_sub(
     1, std::memory_order_relaxed);
@@ -226,10 +235,8 @@ void del_ref_by_name(self_ptr self, const std::string& ns,
     del_ref(self, hashed_key{object_key_of(ns, name)}, id);
 }
 
-/// Objects one pass of add_refs / del_refs handles. An object referenced by
-/// many pods has a count table too large to stay cached: a pass finds its
-/// objects and starts loading their cells of `uid` first, so that the misses
-/// overlap, then updates the counts.
+/// Objects one pass of add_refs / del_refs handles: a pass finds its objects
+/// first, so that the lookups' misses overlap, then updates the counts.
 constexpr std::size_t ref_chunk = 8;
 
 void add_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
@@ -240,9 +247,7 @@ void add_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
     bool all = true;
     for (std::size_t k = 0; k < n; ++k) {
       found[k] = st.objects.find(reg.object_key(first + k));
-      if (found[k] != nullptr)
-        found[k]->refs.prefetch(uid);
-      else
+      if (found[k] == nullptr)
         all = false;
     }
     // A new object's insert moves the entries found: look them up again.
@@ -262,11 +267,8 @@ void del_refs(self_ptr self, const pod_registration& reg, uid_id uid) {
   manager_state::object_entry* found[ref_chunk];
   for (std::size_t first = 0; first < reg.object_count(); first += ref_chunk) {
     auto n = std::min(ref_chunk, reg.object_count() - first);
-    for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t k = 0; k < n; ++k)
       found[k] = st.objects.find(reg.object_key(first + k));
-      if (found[k] != nullptr)
-        found[k]->refs.prefetch(uid);
-    }
     // Erasing an object moves another entry: look the rest up again.
     bool moved = false;
     for (std::size_t k = 0; k < n; ++k) {
@@ -615,9 +617,12 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
       catch_up(self);
       auto& st = self->state;
       ref_map res;
+      // Counts live per uid: a scan of every uid (introspection only).
       if (auto* i = find_object(st, ns, name); i != nullptr)
-        i->refs.for_each(
-          [&](uid_id id, int n) { res.emplace(st.uids.text(id), n); });
+        st.uids.for_each([&](uid_id id) {
+          if (auto n = st.uids.refs(id).count(i->id); n > 0)
+            res.emplace(st.uids.text(id), n);
+        });
       return res;
     },
     [self](new_src_atom, object_source_actor& src) {

@@ -1,10 +1,11 @@
-// The manager actor: registered pods and per-object reference counts.
+// The manager actor: registered pods and their reference counts.
 //
 // One manager serves one resource (Secrets or ConfigMaps), as upstream has one
-// cacheBasedManager per kind. It owns the registered-pod map and, per object,
-// the map pod uid -> count; it spawns one actor per object on the first
-// reference and stops it by message when the last reference goes. It never
-// blocks: registrations are bookkeeping, reads are delegated.
+// cacheBasedManager per kind. It owns the registered-pod map and the counts
+// per (object, pod uid), kept with the uids (uid_refs); it spawns one actor
+// per object on the first reference and stops it by message when the last
+// reference goes. It never blocks: registrations are bookkeeping, reads are
+// delegated.
 //
 // The strategy decides the per-object actor:
 // - Watch: a reflector (list + watch), recycled when idle;
@@ -37,6 +38,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -95,12 +97,17 @@ struct manager_state {
   /// One referenced object. Exactly one of reflector (Watch) and cache
   /// (Cache) is set.
   ///
+  /// The counts per (object, uid) live with the uids (uid_table::refs):
+  /// an object keeps its id there and how many uids reference it.
+  ///
   /// Under Cache, upstream's TTL store ignores the uid and keeps one count
-  /// per object; we keep the per-uid map of the Watch store for both: its
-  /// sum is upstream's count, since the manager only deletes references it
-  /// added.
+  /// per object; we keep the per-uid counts of the Watch store for both:
+  /// their sum is upstream's count, since the manager only deletes
+  /// references it added.
   struct object_entry {
-    ref_counts refs;
+    object_id id = 0;
+    /// Uids with at least one reference to this object.
+    std::uint32_t uids = 0;
     reflector_actor reflector;
     cache_entry_actor cache;
     std::shared_ptr<detail::object_slot> slot;
@@ -139,6 +146,9 @@ struct manager_state {
   key_table<object_entry, object_key_of> objects;
   /// Uids held by registered pods and by the (object, uid) counts.
   uid_table uids;
+  /// Object ids: the next never used, and those freed for reuse.
+  object_id next_object_id = 1;
+  std::vector<object_id> free_object_ids;
   /// Commands taken from the inbox and not applied yet: first those in the
   /// window (a ring, oldest at window_first), then those in pending. The
   /// window holds the next few, so that what they touch is loaded ahead.

@@ -20,9 +20,9 @@ int ref_counts::count(uid_id id) const noexcept {
   return i == capacity_ ? 0 : cells_[i].count;
 }
 
-bool ref_counts::add(uid_id id) {
+bool ref_counts::add(uid_id id, std::int32_t n) {
   if (auto i = find(id); i != capacity_) {
-    ++cells_[i].count;
+    cells_[i].count += n;
     return false;
   }
   if (2 * (size_ + 1) > capacity_)
@@ -30,7 +30,7 @@ bool ref_counts::add(uid_id id) {
   auto i = home(id);
   while (cells_[i].id != 0)
     i = (i + 1) & (capacity_ - 1);
-  cells_[i] = cell{id, 1};
+  cells_[i] = cell{id, n};
   ++size_;
   return true;
 }

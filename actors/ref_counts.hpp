@@ -1,9 +1,9 @@
-// ref_counts: one object's reference counts, pod uid id -> count.
+// ref_counts: counts per small nonzero id, id -> count.
 //
-// The manager keeps one per referenced object and touches it on every
-// registration, so it is a flat open-addressing table (linear probing,
-// backward-shift deletion) over interned uid ids: no allocation per
-// reference, no string compare. Typical objects have a handful of pods; the
+// A flat open-addressing table (linear probing, backward-shift deletion)
+// over interned ids: no allocation per reference, no string compare. The
+// manager keeps its counts per pod uid (see uid_refs) and moves them here,
+// keyed by object id, when a uid references more than a few objects; the
 // table starts at four cells and doubles at half load.
 #pragma once
 
@@ -13,7 +13,8 @@
 
 namespace podref {
 
-/// An interned pod uid (see uid_table); 0 is never a valid id.
+/// An interned pod uid (see uid_table); 0 is never a valid id. ref_counts
+/// counts any such nonzero id.
 using uid_id = std::uint32_t;
 
 class ref_counts {
@@ -23,8 +24,9 @@ public:
   ref_counts(ref_counts&&) noexcept = default;
   ref_counts& operator=(ref_counts&&) noexcept = default;
 
-  /// Adds one reference of `id`; returns true if `id` had none before.
-  bool add(uid_id id);
+  /// Adds `n` (> 0) references of `id`; returns true if `id` had none
+  /// before.
+  bool add(uid_id id, std::int32_t n = 1);
 
   enum class removal {
     absent,      // `id` held no reference: nothing changed
@@ -37,13 +39,6 @@ public:
 
   /// The count of `id` (0 if none).
   int count(uid_id id) const noexcept;
-
-  /// Asks the CPU to load the cell where a lookup of `id` starts: an
-  /// object referenced by many pods has a table too large to stay cached.
-  void prefetch(uid_id id) const noexcept {
-    if (capacity_ != 0)
-      __builtin_prefetch(&cells_[home(id)]);
-  }
 
   /// Distinct uids with at least one reference.
   std::size_t size() const noexcept {

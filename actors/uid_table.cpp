@@ -36,7 +36,6 @@ uid_id uid_table::intern(hashed_key uid, std::shared_ptr<const void> owner) {
   auto& e = entries_[id - 1];
   e.text = uid.text;
   e.owner = std::move(owner);
-  e.hash = uid.hash;
   e.holders = 1;
   index_.insert(uid.hash, id);
   return id;
@@ -46,9 +45,13 @@ void uid_table::release(uid_id id) {
   auto& e = entries_[id - 1];
   if (--e.holders > 0)
     return;
-  index_.erase(index_.find_if(e.hash, [id](uid_id x) { return x == id; }));
+  // The hash is not kept (a uid's entry is per pod): every key of the index
+  // was hashed with hash_text.
+  index_.erase(
+    index_.find_if(hash_text(e.text), [id](uid_id x) { return x == id; }));
   e.text = std::string_view{};
   e.owner.reset();
+  e.refs = uid_refs{}; // empty (each count held the id); frees a spilled table
   free_.push_back(id);
 }
 

@@ -4,7 +4,8 @@
 // the uid string in each object's counts costs an allocation and string
 // compares per reference; interning it once per uid costs one lookup per
 // registration. An id lives while anything holds it (acquire/retain ...
-// release) and is then reused.
+// release) and is then reused. Each id carries the counts of the objects
+// its uid references (uid_refs), next to its text.
 //
 // The text of an id is not copied when a registration brings it: the entry
 // views the uid inside the registration and holds a reference to it (one
@@ -21,6 +22,7 @@
 
 #include "podref/actors/key_table.hpp"
 #include "podref/actors/ref_counts.hpp"
+#include "podref/actors/uid_refs.hpp"
 #include "podref/messages/hashed_key.hpp"
 #include "podref/messages/pod_registration.hpp"
 
@@ -62,6 +64,23 @@ public:
     return entries_[id - 1].text;
   }
 
+  /// The objects a live id references, with counts; the caller retains
+  /// the id for each object it adds and releases it for each it erases.
+  uid_refs& refs(uid_id id) noexcept {
+    return entries_[id - 1].refs;
+  }
+
+  const uid_refs& refs(uid_id id) const noexcept {
+    return entries_[id - 1].refs;
+  }
+
+  /// Calls f(id) for every live id, in no order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (auto id : index_)
+      f(id);
+  }
+
   /// Live ids.
   std::size_t size() const noexcept {
     return index_.size();
@@ -77,8 +96,8 @@ private:
     std::string_view text;
     /// Owns the storage text views (a registration or a copy).
     std::shared_ptr<const void> owner;
-    std::size_t hash = 0;
     std::uint32_t holders = 0;
+    uid_refs refs;
   };
 
   struct text_of {

@@ -35,6 +35,11 @@ constexpr std::size_t ring_size = 100000;
 /// The read workloads time one read in this many per thread.
 constexpr std::uint32_t read_sample_every = 16;
 
+/// register and churn time one op in this many per thread, for both
+/// implementations: a clock read (20-60 ns here) is a tenth of a podref
+/// registration, and timing every op slowed the callers by as much.
+constexpr std::uint32_t write_sample_every = 16;
+
 /// Bound of every wait for the engines to settle.
 constexpr auto settle_timeout = std::chrono::milliseconds(300000);
 
@@ -201,11 +206,14 @@ struct engine::impl_state {
     register_anchors(s);
     if (register_pods.size() != opts.register_ops)
       register_pods = pool_pods("pod", 0, opts.register_ops, opts.pool);
+    auto plan = spec(r.threads, opts.register_ops, 0, label);
+    plan.sample_every = write_sample_every;
     auto loop = run_closed_loop(
-      spec(r.threads, opts.register_ops, 0, label),
+      plan,
       [&](std::size_t, std::uint64_t i) { s.register_pod(register_pods[i]); });
     auto t = clock_type::now();
     s.sync();
+    r.extra["latency_sample_every"] = write_sample_every;
     r.extra["loop_s"] = loop.seconds;
     r.extra["sync_s"] = since(t);
     r.ops = loop.ops;
@@ -221,7 +229,9 @@ struct engine::impl_state {
                   : disjoint_pods("cold", ring_size, opts.pool);
     if (warm)
       register_anchors(s);
-    auto loop = run_closed_loop(spec(r.threads, 0, opts.seconds, label),
+    auto plan = spec(r.threads, 0, opts.seconds, label);
+    plan.sample_every = write_sample_every;
+    auto loop = run_closed_loop(plan,
                                 [&](std::size_t, std::uint64_t i) {
                                   const auto& p = ring[i % ring.size()];
                                   s.register_pod(p);
@@ -233,6 +243,7 @@ struct engine::impl_state {
     // asynchronously, so the loop alone would count work left behind.
     auto t = clock_type::now();
     s.sync();
+    r.extra["latency_sample_every"] = write_sample_every;
     r.extra["loop_s"] = loop.seconds;
     r.extra["sync_s"] = since(t);
     t = clock_type::now();
