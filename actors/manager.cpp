@@ -87,7 +87,8 @@ reflector_actor spawn_reflector(self_ptr self,
     rc.sync_timeout = cfg.sync_timeout;
     rc.backoff_initial = cfg.backoff_initial;
     rc.backoff_cap = cfg.backoff_cap;
-    x.hdl = self->spawn<caf::lazy_init>(reflector, std::move(rc));
+    x.hdl = spawn_reflector_actor(self->system(), std::move(rc),
+                                  self->context(), true);
     x.binding = std::make_shared<reflector_binding>();
     x.binding->assign(slot);
     watch_for_failure(self, x.hdl, x.binding);

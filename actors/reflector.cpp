@@ -26,29 +26,47 @@ const error_info transient_failure{errc::unavailable, std::string{}};
 // -- construction and destruction ---------------------------------------------
 
 reflector_state::~reflector_state() {
-  if (!counted_)
-    return;
-  // Killed instead of stopped (r_stop leaves nothing behind here): release
-  // the watch, answer waiting reads as if we were already gone and take
-  // this reflector out of every counter it is still part of.
-  close_watch(true);
-  if (busy_)
-    --cfg_.counters->busy;
-  for (auto& kvp : parked_)
-    kvp.second.deliver(caf::make_error(caf::sec::request_receiver_down));
-  if (running_ || synced_) {
-    running_ = false;
-    synced_ = false;
-    object_ = api_object{};
-    publish();
+  teardown();
+}
+
+void reflector_state::teardown() {
+  if (counted_) {
+    // Killed instead of stopped (r_stop leaves nothing behind here):
+    // release the watch, answer waiting reads as if we were already gone
+    // and take this reflector out of every counter it is still part of.
+    close_watch(true);
+    if (busy_) {
+      busy_ = false;
+      --cfg_.counters->busy;
+    }
+    for (auto& kvp : parked_)
+      kvp.second.deliver(self_, caf::make_message(caf::make_error(
+                                  caf::sec::request_receiver_down)));
+    if (running_ || synced_) {
+      running_ = false;
+      synced_ = false;
+      object_ = api_object{};
+      publish();
+    }
+    counted_ = false;
+    --cfg_.counters->live_reflectors;
+    ++cfg_.counters->reflectors_stopped;
   }
-  --cfg_.counters->live_reflectors;
-  ++cfg_.counters->reflectors_stopped;
+  // What a stateful actor's destroyed state would release: the actor's
+  // memory lives on as long as handles to it do.
+  parked_.clear();
+  object_ = api_object{};
+  cfg_.source = nullptr;
+  cfg_.slot.reset();
+  cfg_.counters.reset();
 }
 
 void reflector_state::init(self_pointer self, reflector_config cfg) {
   self_ = self;
   cfg_ = std::move(cfg);
+}
+
+void reflector_state::launch() {
   if (cfg_.slot)
     activate(reflector_activation{cfg_.slot, cfg_.source, cfg_.seed}, false);
 }
@@ -85,7 +103,8 @@ void reflector_state::activate(reflector_activation x, bool deferred) {
     published_ = false;
     auto gen = enter(phase::backing_off);
     retry_step_ = step::list;
-    self_->send(self_, retry_atom::value, gen);
+    self_->send(caf::strong_actor_ptr{self_->ctrl()}, retry_atom::value,
+                gen);
   } else {
     start();
   }
@@ -156,11 +175,10 @@ caf::result<api_object> reflector_state::get_obj() {
       return std::move(x.error());
     return std::move(*x);
   }
-  auto rp = self_->make_response_promise<api_object>();
   auto id = next_read_id_++;
-  parked_.emplace(id, rp);
-  self_->delayed_send(self_, cfg_.sync_timeout, sync_to_atom::value, id);
-  return rp;
+  parked_.emplace(id, self_->take_request());
+  self_->delayed_send_self(cfg_.sync_timeout, sync_to_atom::value, id);
+  return caf::delegated<api_object>{};
 }
 
 void reflector_state::immut_read() {
@@ -223,7 +241,8 @@ void reflector_state::on_sync_timeout(std::uint64_t read_id) {
   auto i = parked_.find(read_id);
   if (i == parked_.end())
     return;
-  i->second.deliver(make_caf_error(sync_timeout_error(cfg_.res)));
+  i->second.deliver(self_,
+                    caf::make_message(make_caf_error(sync_timeout_error(cfg_.res))));
   parked_.erase(i);
 }
 
@@ -235,8 +254,9 @@ void reflector_state::deactivate() {
   auto parked = std::move(parked_);
   parked_.clear();
   for (auto& kvp : parked)
-    kvp.second.deliver(make_caf_error(
-      not_registered_error(cfg_.slot->ns(), cfg_.slot->name())));
+    kvp.second.deliver(self_, caf::make_message(make_caf_error(
+                                not_registered_error(cfg_.slot->ns(),
+                                                     cfg_.slot->name()))));
   running_ = false;
   synced_ = false;
   object_ = api_object{};
@@ -282,33 +302,34 @@ void reflector_state::start_list() {
   // go back before what we have seen; "" asks for the newest state after
   // our version fell out of the history.
   std::string rv = expired_ ? "" : has_rv_ ? last_rv_ : "0";
-  self_
-    ->request(cfg_.source, caf::infinite, list_atom::value, cfg_.res,
-              cfg_.slot->ns(), cfg_.slot->name(), std::move(rv))
-    .then(
-      [this, gen](list_result& res) {
-        if (gen == gen_)
-          on_list(res);
-      },
-      [this, gen](caf::error& err) {
-        if (gen == gen_)
-          on_failure(err, step::list);
-      });
+  self_->request<list_result>(
+    cfg_.source,
+    [this, gen](list_result& res) {
+      if (gen == gen_)
+        on_list(res);
+    },
+    [this, gen](caf::error& err) {
+      if (gen == gen_)
+        on_failure(err, step::list);
+    },
+    list_atom::value, cfg_.res, cfg_.slot->ns(), cfg_.slot->name(),
+    std::move(rv));
 }
 
 void reflector_state::start_watch() {
   auto gen = enter(phase::opening_watch);
   ++cfg_.counters->watches;
-  self_
-    ->request(cfg_.source, caf::infinite, watch_atom::value, cfg_.res,
-              cfg_.slot->ns(), cfg_.slot->name(), last_rv_,
-              caf::actor_cast<watcher_actor>(self_))
-    .then([this, gen, src = cfg_.source](
-            watch_id id) { on_watch_opened(gen, src, id); },
-          [this, gen](caf::error& err) {
-            if (gen == gen_)
-              on_failure(err, step::watch);
-          });
+  self_->request<watch_id>(
+    cfg_.source,
+    [this, gen, src = cfg_.source](watch_id& id) {
+      on_watch_opened(gen, src, id);
+    },
+    [this, gen](caf::error& err) {
+      if (gen == gen_)
+        on_failure(err, step::watch);
+    },
+    watch_atom::value, cfg_.res, cfg_.slot->ns(), cfg_.slot->name(), last_rv_,
+    caf::actor_cast<watcher_actor>(caf::strong_actor_ptr{self_->ctrl()}));
 }
 
 void reflector_state::on_list(list_result& res) {
@@ -362,7 +383,7 @@ void reflector_state::on_failure(const caf::error& err, step failed) {
 void reflector_state::back_off(step failed) {
   auto gen = enter(phase::backing_off);
   retry_step_ = failed;
-  self_->delayed_send(self_, next_backoff(), retry_atom::value, gen);
+  self_->delayed_send_self(next_backoff(), retry_atom::value, gen);
 }
 
 caf::timespan reflector_state::next_backoff() {
@@ -433,9 +454,9 @@ void reflector_state::deliver_parked() {
   for (auto& kvp : parked) {
     auto x = answer();
     if (x)
-      kvp.second.deliver(std::move(*x));
+      kvp.second.deliver(self_, caf::make_message(std::move(*x)));
     else
-      kvp.second.deliver(std::move(x.error()));
+      kvp.second.deliver(self_, caf::make_message(std::move(x.error())));
   }
 }
 
@@ -450,49 +471,81 @@ std::int64_t reflector_state::now_ns() const {
     .count();
 }
 
-// -- behavior -----------------------------------------------------------------
+// -- the actor ----------------------------------------------------------------
 
-reflector_actor::behavior_type
-reflector(reflector_actor::stateful_pointer<reflector_state> self,
-          reflector_config cfg) {
-  self->state.init(self, std::move(cfg));
-  self->set_default_handler(
-    [self](caf::scheduled_actor*,
-           caf::message_view& msg) -> caf::result<caf::message> {
-      auto& xs = msg.content();
-      if (xs.match_elements<r_park_atom>()) {
-        self->state.park();
-        return caf::message{};
-      }
-      if (xs.match_elements<r_reuse_atom, reflector_activation>()) {
-        self->state.activate(xs.get_as<reflector_activation>(1), true);
-        return caf::message{};
-      }
-      return caf::sec::unexpected_message;
-    });
-  return {
-    [self](w_event_atom, watch_id id, const watch_event& ev) {
-      self->state.on_event(id, ev);
-    },
-    [self](w_end_atom, watch_id id, const caf::error& err) {
-      self->state.on_watch_end(id, err);
-    },
-    [self](get_obj_atom) -> caf::result<api_object> {
-      return self->state.get_obj();
-    },
-    [self](immut_atom) { self->state.immut_read(); },
-    [self](idle_atom, caf::timespan max_idle) {
-      self->state.idle_chk(max_idle);
-    },
-    [self](r_stop_atom) { self->state.r_stop(); },
-    [self](new_src_atom, const object_source_actor& src) {
-      self->state.on_new_source(src);
-    },
-    [self](retry_atom, std::uint64_t gen) { self->state.on_retry(gen); },
-    [self](sync_to_atom, std::uint64_t read_id) {
-      self->state.on_sync_timeout(read_id);
-    },
-  };
+namespace {
+
+/// The reflector as a lean actor: its state plus the dispatch of the
+/// reflector_actor interface (and r_park / r_reuse), matched in place
+/// instead of through a heap-allocated CAF behavior.
+class reflector_impl final : public lean_actor {
+public:
+  reflector_impl(caf::actor_config& cfg, reflector_config rc)
+    : lean_actor(cfg) {
+    state_.init(this, std::move(rc));
+  }
+
+  const char* name() const override {
+    return reflector_state::name;
+  }
+
+protected:
+  void on_start() override {
+    state_.launch();
+  }
+
+  bool handle(caf::type_erased_tuple& xs) override {
+    auto& st = state_;
+    // The most frequent messages first.
+    if (xs.match_elements<w_event_atom, watch_id, watch_event>()) {
+      st.on_event(xs.get_as<watch_id>(1), xs.get_as<watch_event>(2));
+    } else if (xs.match_elements<get_obj_atom>()) {
+      auto res = st.get_obj();
+      if (res.flag == caf::rt_value)
+        reply(std::move(res.value));
+      else if (res.flag == caf::rt_error)
+        reply(caf::make_message(std::move(res.err)));
+      // rt_delegated: the read is parked with its promise.
+    } else if (xs.match_elements<retry_atom, std::uint64_t>()) {
+      st.on_retry(xs.get_as<std::uint64_t>(1));
+    } else if (xs.match_elements<sync_to_atom, std::uint64_t>()) {
+      st.on_sync_timeout(xs.get_as<std::uint64_t>(1));
+    } else if (xs.match_elements<r_reuse_atom, reflector_activation>()) {
+      st.activate(std::move(xs.get_mutable_as<reflector_activation>(1)), true);
+    } else if (xs.match_elements<r_park_atom>()) {
+      st.park();
+    } else if (xs.match_elements<r_stop_atom>()) {
+      st.r_stop();
+    } else if (xs.match_elements<idle_atom, caf::timespan>()) {
+      st.idle_chk(xs.get_as<caf::timespan>(1));
+    } else if (xs.match_elements<immut_atom>()) {
+      st.immut_read();
+    } else if (xs.match_elements<new_src_atom, object_source_actor>()) {
+      st.on_new_source(xs.get_as<object_source_actor>(1));
+    } else if (xs.match_elements<w_end_atom, watch_id, caf::error>()) {
+      st.on_watch_end(xs.get_as<watch_id>(1), xs.get_as<caf::error>(2));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  void on_exit() override {
+    state_.teardown();
+  }
+
+private:
+  reflector_state state_;
+};
+
+} // namespace
+
+reflector_actor spawn_reflector_actor(caf::actor_system& sys,
+                                      reflector_config cfg,
+                                      caf::execution_unit* host, bool lazy) {
+  auto hdl = lean_actor::spawn<reflector_impl>(sys, host, lazy,
+                                               std::move(cfg));
+  return caf::actor_cast<reflector_actor>(std::move(hdl));
 }
 
 } // namespace podref

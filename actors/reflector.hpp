@@ -13,6 +13,11 @@
 // Everything runs on the actor clock (delayed_send), so tests drive it in
 // virtual time; nothing blocks and nothing throws.
 //
+// The actor is a lean_actor (lean_actor.hpp), not a CAF event-based actor:
+// one per referenced object, so its ~1.3 KB of CAF machinery dominated the
+// memory per object. It answers exactly the reflector_actor interface (plus
+// r_park and r_reuse), so handles to it are actor_cast to reflector_actor.
+//
 // The source may be replaced (new_src, from the manager when its API server
 // was restarted): the reflector then abandons what it had in flight at the
 // old source and lists again at the new one, from the last version it saw,
@@ -34,12 +39,11 @@
 #include <optional>
 #include <string>
 
+#include <caf/execution_unit.hpp>
 #include <caf/make_message.hpp> // caf/result.hpp needs it first
 #include <caf/result.hpp>
-#include <caf/stateful_actor.hpp>
-#include <caf/typed_event_based_actor.hpp>
-#include <caf/typed_response_promise.hpp>
 
+#include "podref/actors/lean_actor.hpp"
 #include "podref/actors/small_rng.hpp"
 #include "podref/messages/actor_types.hpp"
 #include "podref/runtime/detail/engine_counters.hpp"
@@ -90,22 +94,29 @@ struct reflector_config {
 struct reflector_state {
   static constexpr const char* name = "podref.reflector";
 
-  using self_pointer = reflector_actor::stateful_pointer<reflector_state>;
+  using self_pointer = lean_actor*;
 
   reflector_state() = default;
 
   reflector_state(const reflector_state&) = delete;
   reflector_state& operator=(const reflector_state&) = delete;
 
-  /// Balances the counters and releases the watch and parked reads also
-  /// when the actor is killed instead of stopped.
+  /// Calls teardown().
   ~reflector_state();
+
+  /// Balances the counters and releases the watch and parked reads also
+  /// when the actor is killed instead of stopped; then drops what the
+  /// state holds (the actor's memory may outlive it). Idempotent.
+  void teardown();
 
   // -- message handlers -------------------------------------------------------
 
-  /// Takes over `cfg`; with a slot, activates (counts the reflector and
-  /// starts listing), without one waits parked for r_reuse.
+  /// Takes over `cfg` (at construction; sends nothing).
   void init(self_pointer self, reflector_config cfg);
+
+  /// At the first resume: with a slot, activates (counts the reflector and
+  /// starts listing), without one waits parked for r_reuse.
+  void launch();
 
   /// r_reuse: starts an activation on `x`'s object; ignored while active.
   /// `deferred`: the first list waits behind the messages already queued.
@@ -249,13 +260,16 @@ private:
   std::optional<watch_id> max_seen_watch_;
 
   std::uint64_t next_read_id_ = 0;
-  std::map<std::uint64_t, caf::typed_response_promise<api_object>> parked_;
+  std::map<std::uint64_t, lean_actor::promise> parked_;
 };
 
-/// Spawn with `sys.spawn(reflector, cfg)` (or from the manager).
-reflector_actor::behavior_type
-reflector(reflector_actor::stateful_pointer<reflector_state> self,
-          reflector_config cfg);
+/// Spawns a reflector actor: from an actor, pass its context() as `host`
+/// (null: the system's scheduler); `lazy` waits for its first message
+/// before it starts (with a null slot: parked, waiting for r_reuse).
+reflector_actor spawn_reflector_actor(caf::actor_system& sys,
+                                      reflector_config cfg,
+                                      caf::execution_unit* host = nullptr,
+                                      bool lazy = false);
 
 } // namespace podref
 
