@@ -37,7 +37,7 @@ void reflector_state::teardown() {
     close_watch(true);
     if (busy_) {
       busy_ = false;
-      --cfg_.counters->busy;
+      --settings_->counters->busy;
     }
     for (auto& kvp : parked_)
       kvp.second.deliver(self_, caf::make_message(caf::make_error(
@@ -45,47 +45,55 @@ void reflector_state::teardown() {
     if (running_ || synced_) {
       running_ = false;
       synced_ = false;
-      object_ = api_object{};
-      publish();
+      publish(api_object{});
     }
     counted_ = false;
-    --cfg_.counters->live_reflectors;
-    ++cfg_.counters->reflectors_stopped;
+    --settings_->counters->live_reflectors;
+    ++settings_->counters->reflectors_stopped;
   }
   // What a stateful actor's destroyed state would release: the actor's
   // memory lives on as long as handles to it do.
   parked_.clear();
-  object_ = api_object{};
-  cfg_.source = nullptr;
-  cfg_.slot.reset();
-  cfg_.counters.reset();
+  source_ = nullptr;
+  slot_.reset();
+  settings_.reset();
 }
 
 void reflector_state::init(self_pointer self, reflector_config cfg) {
   self_ = self;
-  cfg_ = std::move(cfg);
+  settings_ = cfg.shared ? std::move(cfg.shared)
+                         : std::make_shared<const reflector_settings>(cfg);
+  source_ = std::move(cfg.source);
+  slot_ = std::move(cfg.slot);
+  rng_.seed(cfg.seed);
 }
 
 void reflector_state::launch() {
-  if (cfg_.slot)
-    activate(reflector_activation{cfg_.slot, cfg_.source, cfg_.seed}, false);
+  if (slot_)
+    activate_impl(slot_, source_, false);
 }
 
 void reflector_state::activate(reflector_activation x, bool deferred) {
   if (counted_ || !x.slot)
     return;
-  // Watch ids are per source: ids seen at another one say nothing here.
-  if (x.source.address() != cfg_.source.address())
-    max_seen_watch_.reset();
-  cfg_.slot = std::move(x.slot);
-  cfg_.source = std::move(x.source);
   rng_.seed(x.seed);
-  backoff_base_ = cfg_.backoff_initial;
+  activate_impl(std::move(x.slot), std::move(x.source), deferred);
+}
+
+void reflector_state::activate_impl(std::shared_ptr<detail::object_slot> slot,
+                                    object_source_actor source,
+                                    bool deferred) {
+  // Watch ids are per source: ids seen at another one say nothing here.
+  if (source.address() != source_.address())
+    max_seen_watch_.reset();
+  // A new slot holds its initial snapshot: not synced, no object.
+  slot_ = std::move(slot);
+  source_ = std::move(source);
+  backoff_base_ = settings_->backoff_initial;
   immutable_ = false;
   has_rv_ = false;
   expired_ = false;
   last_rv_.clear();
-  object_ = api_object{};
   // Busy (listing) before counted as started: quiescence checks read
   // "started and not busy" as "settled". The generation moves on, so
   // replies and timers of an earlier activation are stale.
@@ -108,10 +116,10 @@ void reflector_state::activate(reflector_activation x, bool deferred) {
   } else {
     start();
   }
-  ++cfg_.counters->live_reflectors;
-  ++cfg_.counters->reflectors_started;
+  ++settings_->counters->live_reflectors;
+  ++settings_->counters->reflectors_started;
   counted_ = true;
-  if (auto& owner = cfg_.slot->owner())
+  if (auto& owner = slot_->owner())
     static_cast<reflector_binding*>(owner.get())->activated();
 }
 
@@ -120,7 +128,7 @@ void reflector_state::park() {
     return;
   deactivate();
   // Forget the object: the slot belongs to the manager's old entry.
-  cfg_.slot.reset();
+  slot_.reset();
   reused_ = true;
 }
 
@@ -129,7 +137,7 @@ void reflector_state::park() {
 void reflector_state::on_event(watch_id id, const watch_event& ev) {
   if (!accepts(id))
     return;
-  auto next = object_;
+  auto next = object();
   switch (ev.type) {
     case watch_event_type::added:
     case watch_event_type::modified:
@@ -142,10 +150,8 @@ void reflector_state::on_event(watch_id id, const watch_event& ev) {
       break;
   }
   last_rv_ = std::to_string(ev.resource_version);
-  if (next != object_) {
-    object_ = std::move(next);
-    publish();
-  }
+  if (next != object())
+    publish(std::move(next));
 }
 
 void reflector_state::on_watch_end(watch_id id, const caf::error& err) {
@@ -166,7 +172,7 @@ caf::result<api_object> reflector_state::get_obj() {
     return caf::make_error(caf::sec::request_receiver_down);
   // Recorded whether or not the read succeeds (upstream: "protects from
   // premature (racy) reflector closure").
-  cfg_.slot->set_last_access_ns(now_ns());
+  slot_->set_last_access_ns(now_ns());
   if (!running_ && !immutable_)
     start();
   if (synced_) {
@@ -176,8 +182,8 @@ caf::result<api_object> reflector_state::get_obj() {
     return std::move(*x);
   }
   auto id = next_read_id_++;
-  parked_.emplace(id, self_->take_request());
-  self_->delayed_send_self(cfg_.sync_timeout, sync_to_atom::value, id);
+  parked_.emplace_back(id, self_->take_request());
+  self_->delayed_send_self(settings_->sync_timeout, sync_to_atom::value, id);
   return caf::delegated<api_object>{};
 }
 
@@ -185,7 +191,7 @@ void reflector_state::immut_read() {
   if (!counted_)
     return;
   // Only a served (synced) object counts; an unsynced one may be stale.
-  if (synced_ && object_.is_immutable())
+  if (synced_ && object().is_immutable())
     freeze();
 }
 
@@ -196,7 +202,7 @@ void reflector_state::idle_chk(caf::timespan max_idle) {
   // flight would be lost and retried forever on a slow API server.
   if (!running_ || !synced_)
     return;
-  if (now_ns() - cfg_.slot->last_access_ns() > max_idle.count())
+  if (now_ns() - slot_->last_access_ns() > max_idle.count())
     stop_watching();
 }
 
@@ -216,15 +222,15 @@ void reflector_state::on_retry(std::uint64_t gen) {
 }
 
 void reflector_state::on_new_source(const object_source_actor& src) {
-  if (src.address() == cfg_.source.address())
+  if (src.address() == source_.address())
     return;
   // Cancel our watch at the old source (a no-op if it is dead), then forget
   // it: watch ids are per source. The generation bump of the next step
   // makes the old source's late replies and our pending retry stale.
   close_watch(true);
-  cfg_.source = src;
+  source_ = src;
   max_seen_watch_.reset();
-  backoff_base_ = cfg_.backoff_initial;
+  backoff_base_ = settings_->backoff_initial;
   if (running_) {
     // A synced object keeps being served meanwhile, as with an API server
     // that is unreachable for a while.
@@ -238,11 +244,12 @@ void reflector_state::on_new_source(const object_source_actor& src) {
 void reflector_state::on_sync_timeout(std::uint64_t read_id) {
   // Only the read gives up; the reflector keeps listing (upstream's Get
   // stops waiting after 1 s but leaves the reflector running).
-  auto i = parked_.find(read_id);
+  auto i = std::find_if(parked_.begin(), parked_.end(),
+                        [read_id](auto& x) { return x.first == read_id; });
   if (i == parked_.end())
     return;
   i->second.deliver(self_,
-                    caf::make_message(make_caf_error(sync_timeout_error(cfg_.res))));
+                    caf::make_message(make_caf_error(sync_timeout_error(settings_->res))));
   parked_.erase(i);
 }
 
@@ -255,16 +262,15 @@ void reflector_state::deactivate() {
   parked_.clear();
   for (auto& kvp : parked)
     kvp.second.deliver(self_, caf::make_message(make_caf_error(
-                                not_registered_error(cfg_.slot->ns(),
-                                                     cfg_.slot->name()))));
+                                not_registered_error(slot_->ns(),
+                                                     slot_->name()))));
   running_ = false;
   synced_ = false;
-  object_ = api_object{};
   if (published_)
-    publish();
+    publish(api_object{});
   counted_ = false;
-  --cfg_.counters->live_reflectors;
-  ++cfg_.counters->reflectors_stopped;
+  --settings_->counters->live_reflectors;
+  ++settings_->counters->reflectors_stopped;
 }
 
 void reflector_state::start() {
@@ -297,13 +303,13 @@ void reflector_state::freeze() {
 
 void reflector_state::start_list() {
   auto gen = enter(phase::listing);
-  ++cfg_.counters->lists;
+  ++settings_->counters->lists;
   // "0" lets the API server answer from its watch cache; later lists never
   // go back before what we have seen; "" asks for the newest state after
   // our version fell out of the history.
   std::string rv = expired_ ? "" : has_rv_ ? last_rv_ : "0";
   self_->request<list_result>(
-    cfg_.source,
+    source_,
     [this, gen](list_result& res) {
       if (gen == gen_)
         on_list(res);
@@ -312,36 +318,36 @@ void reflector_state::start_list() {
       if (gen == gen_)
         on_failure(err, step::list);
     },
-    list_atom::value, cfg_.res, cfg_.slot->ns(), cfg_.slot->name(),
+    list_atom::value, settings_->res, slot_->ns(), slot_->name(),
     std::move(rv));
 }
 
 void reflector_state::start_watch() {
   auto gen = enter(phase::opening_watch);
-  ++cfg_.counters->watches;
+  ++settings_->counters->watches;
   self_->request<watch_id>(
-    cfg_.source,
-    [this, gen, src = cfg_.source](watch_id& id) {
+    source_,
+    [this, gen, src = source_](watch_id& id) {
       on_watch_opened(gen, src, id);
     },
     [this, gen](caf::error& err) {
       if (gen == gen_)
         on_failure(err, step::watch);
     },
-    watch_atom::value, cfg_.res, cfg_.slot->ns(), cfg_.slot->name(), last_rv_,
+    watch_atom::value, settings_->res, slot_->ns(), slot_->name(), last_rv_,
     caf::actor_cast<watcher_actor>(caf::strong_actor_ptr{self_->ctrl()}));
 }
 
 void reflector_state::on_list(list_result& res) {
   // Stays busy from the list straight into opening the watch, so that no
   // observer sees a synced-but-unwatched reflector as settled.
-  backoff_base_ = cfg_.backoff_initial;
-  object_ = res.items.empty() ? api_object{} : std::move(res.items.front());
+  backoff_base_ = settings_->backoff_initial;
+  auto obj = res.items.empty() ? api_object{} : std::move(res.items.front());
   last_rv_ = std::move(res.resource_version);
   has_rv_ = true;
   expired_ = false;
   synced_ = true;
-  publish();
+  publish(std::move(obj));
   // A waiting read may find the object immutable and stop us.
   deliver_parked();
   if (running_)
@@ -353,7 +359,7 @@ void reflector_state::on_list(list_result& res) {
 void reflector_state::on_watch_opened(std::uint64_t gen,
                                       const object_source_actor& src,
                                       watch_id id) {
-  if (src.address() != cfg_.source.address()) {
+  if (src.address() != source_.address()) {
     // Opened at a source we have left since: close it there.
     caf::anon_send(src, cancel_atom::value, id);
     return;
@@ -363,11 +369,11 @@ void reflector_state::on_watch_opened(std::uint64_t gen,
   if (gen != gen_) {
     // We gave up on this watch while its reply was in flight, but the
     // source opened it: close it there.
-    caf::anon_send(cfg_.source, cancel_atom::value, id);
+    caf::anon_send(source_, cancel_atom::value, id);
     return;
   }
   watch_ = id;
-  ++cfg_.counters->open_watches;
+  ++settings_->counters->open_watches;
   enter(phase::watching);
 }
 
@@ -391,8 +397,8 @@ caf::timespan reflector_state::next_backoff() {
   auto base = backoff_base_;
   std::uniform_int_distribution<rep> jitter{0, std::max<rep>(base.count() - 1,
                                                              0)};
-  auto wait = std::min(base + caf::timespan{jitter(rng_)}, cfg_.backoff_cap);
-  backoff_base_ = std::min(base * 2, cfg_.backoff_cap);
+  auto wait = std::min(base + caf::timespan{jitter(rng_)}, settings_->backoff_cap);
+  backoff_base_ = std::min(base * 2, settings_->backoff_cap);
   return wait;
 }
 
@@ -415,16 +421,16 @@ bool reflector_state::from_other_source() const {
   // its later events name it and are dropped here, since watch ids of two
   // sources may collide.
   const auto& sender = self_->current_sender();
-  return sender && cfg_.source && sender.get() != cfg_.source->ctrl();
+  return sender && source_ && sender.get() != source_->ctrl();
 }
 
 void reflector_state::close_watch(bool cancel) {
   if (!watch_)
     return;
   if (cancel)
-    caf::anon_send(cfg_.source, cancel_atom::value, *watch_);
+    caf::anon_send(source_, cancel_atom::value, *watch_);
   watch_.reset();
-  --cfg_.counters->open_watches;
+  --settings_->counters->open_watches;
 }
 
 std::uint64_t reflector_state::enter(phase next) {
@@ -433,7 +439,7 @@ std::uint64_t reflector_state::enter(phase next) {
               || next == phase::backing_off;
   if (busy != busy_) {
     busy_ = busy;
-    cfg_.counters->busy += busy ? 1 : -1;
+    settings_->counters->busy += busy ? 1 : -1;
   }
   return ++gen_;
 }
@@ -441,11 +447,15 @@ std::uint64_t reflector_state::enter(phase next) {
 // -- reads --------------------------------------------------------------------
 
 caf::expected<api_object> reflector_state::answer() {
-  if (!object_)
-    return make_caf_error(watch_not_found_error(cfg_.res, cfg_.slot->name()));
-  if (object_.is_immutable())
+  auto& obj = object();
+  if (!obj)
+    return make_caf_error(
+      watch_not_found_error(settings_->res, slot_->name()));
+  // Copied before freeze() publishes a new snapshot.
+  api_object res = obj;
+  if (res.is_immutable())
     freeze();
-  return object_;
+  return res;
 }
 
 void reflector_state::deliver_parked() {
@@ -460,9 +470,19 @@ void reflector_state::deliver_parked() {
   }
 }
 
+const api_object& reflector_state::object() const {
+  // Safe without a pin: only this actor publishes to the slot, so the
+  // snapshot is not retired while we read it.
+  return slot_->load()->object;
+}
+
 void reflector_state::publish() {
+  publish(object());
+}
+
+void reflector_state::publish(api_object obj) {
   published_ = true;
-  cfg_.slot->publish(detail::object_snapshot{synced_, running_, object_});
+  slot_->publish(detail::object_snapshot{synced_, running_, std::move(obj)});
 }
 
 std::int64_t reflector_state::now_ns() const {

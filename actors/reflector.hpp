@@ -34,10 +34,11 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <caf/execution_unit.hpp>
 #include <caf/make_message.hpp> // caf/result.hpp needs it first
@@ -66,13 +67,10 @@ struct reflector_activation {
   std::uint64_t seed = 0;
 };
 
-/// What a reflector watches, where it publishes, and its timing.
-struct reflector_config {
+/// What the reflectors of one manager have in common: kept once per
+/// manager (reflector_config::shared), not once per reflector.
+struct reflector_settings {
   resource res = resource::secrets;
-  object_source_actor source;
-  /// Carries the namespace and name of the object; the reflector is its
-  /// only publisher. Null: spawned parked, waiting for r_reuse.
-  std::shared_ptr<detail::object_slot> slot;
   std::shared_ptr<detail::engine_counters> counters;
   /// How long a read waits for the first sync (upstream: 1 s).
   caf::timespan sync_timeout = std::chrono::seconds(1);
@@ -82,8 +80,19 @@ struct reflector_config {
   /// capped at backoff_cap.
   caf::timespan backoff_initial = std::chrono::milliseconds(800);
   caf::timespan backoff_cap = std::chrono::seconds(30);
+};
+
+/// What a reflector watches, where it publishes, and its timing.
+struct reflector_config : reflector_settings {
+  object_source_actor source;
+  /// Carries the namespace and name of the object; the reflector is its
+  /// only publisher. Null: spawned parked, waiting for r_reuse.
+  std::shared_ptr<detail::object_slot> slot;
   /// Seed of the jitter generator (fixed seeds make tests deterministic).
   std::uint64_t seed = 0;
+  /// If set, used instead of the settings above: one copy for all the
+  /// reflectors of a manager (else the reflector keeps its own copy).
+  std::shared_ptr<const reflector_settings> shared;
 };
 
 /// The state of one reflector. Invariants between messages:
@@ -177,6 +186,10 @@ private:
   /// Marks the object immutable and stops watching for good.
   void freeze();
 
+  /// Starts an activation on `slot` at `source` (see activate()).
+  void activate_impl(std::shared_ptr<detail::object_slot> slot,
+                     object_source_actor source, bool deferred);
+
   // -- source calls -----------------------------------------------------------
 
   void start_list();
@@ -220,14 +233,25 @@ private:
 
   void deliver_parked();
 
+  /// The object last published (the slot's snapshot holds it; the state
+  /// keeps no copy). Only while an activation has a slot.
+  const api_object& object() const;
+
+  /// Publishes the current flags with the current object, or with `obj`.
   void publish();
+
+  void publish(api_object obj);
 
   std::int64_t now_ns() const;
 
   // -- data -------------------------------------------------------------------
 
   self_pointer self_ = nullptr;
-  reflector_config cfg_;
+  /// Shared with the other reflectors of the manager.
+  std::shared_ptr<const reflector_settings> settings_;
+  object_source_actor source_;
+  /// The object's slot; null while parked.
+  std::shared_ptr<detail::object_slot> slot_;
   /// Whether an activation runs (counted in live_reflectors).
   bool counted_ = false;
   /// Whether the actor was parked before (its next activation is a reuse).
@@ -239,7 +263,6 @@ private:
   bool running_ = false;
   bool synced_ = false;
   bool immutable_ = false;
-  api_object object_;
 
   /// Whether a list has succeeded: later lists resume from last_rv_.
   bool has_rv_ = false;
@@ -260,7 +283,8 @@ private:
   std::optional<watch_id> max_seen_watch_;
 
   std::uint64_t next_read_id_ = 0;
-  std::map<std::uint64_t, lean_actor::promise> parked_;
+  /// Reads waiting for the first sync, by read id (a few at most).
+  std::vector<std::pair<std::uint64_t, lean_actor::promise>> parked_;
 };
 
 /// Spawns a reflector actor: from an actor, pass its context() as `host`
