@@ -53,9 +53,9 @@
 namespace podref {
 
 /// Park: end the current activation as r_stop does, but keep the actor for
-/// r_reuse. Reuse: start the next activation (reflector_activation). Both
-/// reach the reflector through its default handler: they are the pool's
-/// business, not part of the reflector's typed interface.
+/// r_reuse. Reuse: start the next activation (reflector_activation). The
+/// actor handles both besides its typed interface: they are the pool's
+/// business, not part of reflector_actor (senders actor_cast to caf::actor).
 using r_park_atom = caf::atom_constant<caf::atom("r_park")>;
 using r_reuse_atom = caf::atom_constant<caf::atom("r_reuse")>;
 
