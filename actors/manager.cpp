@@ -80,14 +80,21 @@ reflector_actor spawn_reflector(self_ptr self,
     1, std::memory_order_relaxed);
   auto x = st.reflector_pool.take(slot);
   if (!x.hdl) {
+    if (!st.reflector_settings) {
+      reflector_settings rs;
+      rs.res = cfg.res;
+      rs.counters = detail::counters_of(cfg.read_side);
+      rs.sync_timeout = cfg.sync_timeout;
+      rs.backoff_initial = cfg.backoff_initial;
+      rs.backoff_cap = cfg.backoff_cap;
+      st.reflector_settings = std::make_shared<const reflector_settings>(
+        std::move(rs));
+    }
     reflector_config rc;
-    rc.res = cfg.res;
     rc.source = cfg.source;
-    rc.counters = detail::counters_of(cfg.read_side);
-    rc.sync_timeout = cfg.sync_timeout;
-    rc.backoff_initial = cfg.backoff_initial;
-    rc.backoff_cap = cfg.backoff_cap;
-    x.hdl = self->spawn<caf::lazy_init>(reflector, std::move(rc));
+    rc.shared = st.reflector_settings;
+    x.hdl = spawn_reflector_actor(self->system(), std::move(rc),
+                                  self->context(), true);
     x.binding = std::make_shared<reflector_binding>();
     x.binding->assign(slot);
     watch_for_failure(self, x.hdl, x.binding);

@@ -56,6 +56,8 @@
 
 namespace podref {
 
+struct reflector_settings;
+
 struct manager_config {
   resource res = resource::secrets;
   /// How objects are kept (default: Watch, as upstream).
@@ -160,6 +162,8 @@ struct manager_state {
   std::uint64_t spawned = 0;
   /// Idle reflectors kept for reuse (Watch); drained when idle.
   podref::reflector_pool reflector_pool;
+  /// What every reflector of this manager shares (made at the first spawn).
+  std::shared_ptr<const podref::reflector_settings> reflector_settings;
 
   /// Source recovery: the source that went down while no replacement is
   /// known (null otherwise), and the generation and count of the questions

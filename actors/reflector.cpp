@@ -26,48 +26,74 @@ const error_info transient_failure{errc::unavailable, std::string{}};
 // -- construction and destruction ---------------------------------------------
 
 reflector_state::~reflector_state() {
-  if (!counted_)
-    return;
-  // Killed instead of stopped (r_stop leaves nothing behind here): release
-  // the watch, answer waiting reads as if we were already gone and take
-  // this reflector out of every counter it is still part of.
-  close_watch(true);
-  if (busy_)
-    --cfg_.counters->busy;
-  for (auto& kvp : parked_)
-    kvp.second.deliver(caf::make_error(caf::sec::request_receiver_down));
-  if (running_ || synced_) {
-    running_ = false;
-    synced_ = false;
-    object_ = api_object{};
-    publish();
+  teardown();
+}
+
+void reflector_state::teardown() {
+  if (counted_) {
+    // Killed instead of stopped (r_stop leaves nothing behind here):
+    // release the watch, answer waiting reads as if we were already gone
+    // and take this reflector out of every counter it is still part of.
+    close_watch(true);
+    if (busy_) {
+      busy_ = false;
+      --settings_->counters->busy;
+    }
+    for (auto& kvp : parked_)
+      kvp.second.deliver(self_, caf::make_message(caf::make_error(
+                                  caf::sec::request_receiver_down)));
+    if (running_ || synced_) {
+      running_ = false;
+      synced_ = false;
+      publish(api_object{});
+    }
+    counted_ = false;
+    --settings_->counters->live_reflectors;
+    ++settings_->counters->reflectors_stopped;
   }
-  --cfg_.counters->live_reflectors;
-  ++cfg_.counters->reflectors_stopped;
+  // What a stateful actor's destroyed state would release: the actor's
+  // memory lives on as long as handles to it do.
+  parked_.clear();
+  source_ = nullptr;
+  slot_.reset();
+  settings_.reset();
 }
 
 void reflector_state::init(self_pointer self, reflector_config cfg) {
   self_ = self;
-  cfg_ = std::move(cfg);
-  if (cfg_.slot)
-    activate(reflector_activation{cfg_.slot, cfg_.source, cfg_.seed}, false);
+  settings_ = cfg.shared ? std::move(cfg.shared)
+                         : std::make_shared<const reflector_settings>(cfg);
+  source_ = std::move(cfg.source);
+  slot_ = std::move(cfg.slot);
+  rng_.seed(cfg.seed);
+}
+
+void reflector_state::launch() {
+  if (slot_)
+    activate_impl(slot_, source_, false);
 }
 
 void reflector_state::activate(reflector_activation x, bool deferred) {
   if (counted_ || !x.slot)
     return;
-  // Watch ids are per source: ids seen at another one say nothing here.
-  if (x.source.address() != cfg_.source.address())
-    max_seen_watch_.reset();
-  cfg_.slot = std::move(x.slot);
-  cfg_.source = std::move(x.source);
   rng_.seed(x.seed);
-  backoff_base_ = cfg_.backoff_initial;
+  activate_impl(std::move(x.slot), std::move(x.source), deferred);
+}
+
+void reflector_state::activate_impl(std::shared_ptr<detail::object_slot> slot,
+                                    object_source_actor source,
+                                    bool deferred) {
+  // Watch ids are per source: ids seen at another one say nothing here.
+  if (source.address() != source_.address())
+    max_seen_watch_.reset();
+  // A new slot holds its initial snapshot: not synced, no object.
+  slot_ = std::move(slot);
+  source_ = std::move(source);
+  backoff_base_ = settings_->backoff_initial;
   immutable_ = false;
   has_rv_ = false;
   expired_ = false;
   last_rv_.clear();
-  object_ = api_object{};
   // Busy (listing) before counted as started: quiescence checks read
   // "started and not busy" as "settled". The generation moves on, so
   // replies and timers of an earlier activation are stale.
@@ -85,14 +111,15 @@ void reflector_state::activate(reflector_activation x, bool deferred) {
     published_ = false;
     auto gen = enter(phase::backing_off);
     retry_step_ = step::list;
-    self_->send(self_, retry_atom::value, gen);
+    self_->send(caf::strong_actor_ptr{self_->ctrl()}, retry_atom::value,
+                gen);
   } else {
     start();
   }
-  ++cfg_.counters->live_reflectors;
-  ++cfg_.counters->reflectors_started;
+  ++settings_->counters->live_reflectors;
+  ++settings_->counters->reflectors_started;
   counted_ = true;
-  if (auto& owner = cfg_.slot->owner())
+  if (auto& owner = slot_->owner())
     static_cast<reflector_binding*>(owner.get())->activated();
 }
 
@@ -101,7 +128,7 @@ void reflector_state::park() {
     return;
   deactivate();
   // Forget the object: the slot belongs to the manager's old entry.
-  cfg_.slot.reset();
+  slot_.reset();
   reused_ = true;
 }
 
@@ -110,7 +137,7 @@ void reflector_state::park() {
 void reflector_state::on_event(watch_id id, const watch_event& ev) {
   if (!accepts(id))
     return;
-  auto next = object_;
+  auto next = object();
   switch (ev.type) {
     case watch_event_type::added:
     case watch_event_type::modified:
@@ -123,10 +150,8 @@ void reflector_state::on_event(watch_id id, const watch_event& ev) {
       break;
   }
   last_rv_ = std::to_string(ev.resource_version);
-  if (next != object_) {
-    object_ = std::move(next);
-    publish();
-  }
+  if (next != object())
+    publish(std::move(next));
 }
 
 void reflector_state::on_watch_end(watch_id id, const caf::error& err) {
@@ -147,7 +172,7 @@ caf::result<api_object> reflector_state::get_obj() {
     return caf::make_error(caf::sec::request_receiver_down);
   // Recorded whether or not the read succeeds (upstream: "protects from
   // premature (racy) reflector closure").
-  cfg_.slot->set_last_access_ns(now_ns());
+  slot_->set_last_access_ns(now_ns());
   if (!running_ && !immutable_)
     start();
   if (synced_) {
@@ -156,18 +181,17 @@ caf::result<api_object> reflector_state::get_obj() {
       return std::move(x.error());
     return std::move(*x);
   }
-  auto rp = self_->make_response_promise<api_object>();
   auto id = next_read_id_++;
-  parked_.emplace(id, rp);
-  self_->delayed_send(self_, cfg_.sync_timeout, sync_to_atom::value, id);
-  return rp;
+  parked_.emplace_back(id, self_->take_request());
+  self_->delayed_send_self(settings_->sync_timeout, sync_to_atom::value, id);
+  return caf::delegated<api_object>{};
 }
 
 void reflector_state::immut_read() {
   if (!counted_)
     return;
   // Only a served (synced) object counts; an unsynced one may be stale.
-  if (synced_ && object_.is_immutable())
+  if (synced_ && object().is_immutable())
     freeze();
 }
 
@@ -178,7 +202,7 @@ void reflector_state::idle_chk(caf::timespan max_idle) {
   // flight would be lost and retried forever on a slow API server.
   if (!running_ || !synced_)
     return;
-  if (now_ns() - cfg_.slot->last_access_ns() > max_idle.count())
+  if (now_ns() - slot_->last_access_ns() > max_idle.count())
     stop_watching();
 }
 
@@ -198,15 +222,15 @@ void reflector_state::on_retry(std::uint64_t gen) {
 }
 
 void reflector_state::on_new_source(const object_source_actor& src) {
-  if (src.address() == cfg_.source.address())
+  if (src.address() == source_.address())
     return;
   // Cancel our watch at the old source (a no-op if it is dead), then forget
   // it: watch ids are per source. The generation bump of the next step
   // makes the old source's late replies and our pending retry stale.
   close_watch(true);
-  cfg_.source = src;
+  source_ = src;
   max_seen_watch_.reset();
-  backoff_base_ = cfg_.backoff_initial;
+  backoff_base_ = settings_->backoff_initial;
   if (running_) {
     // A synced object keeps being served meanwhile, as with an API server
     // that is unreachable for a while.
@@ -220,10 +244,12 @@ void reflector_state::on_new_source(const object_source_actor& src) {
 void reflector_state::on_sync_timeout(std::uint64_t read_id) {
   // Only the read gives up; the reflector keeps listing (upstream's Get
   // stops waiting after 1 s but leaves the reflector running).
-  auto i = parked_.find(read_id);
+  auto i = std::find_if(parked_.begin(), parked_.end(),
+                        [read_id](auto& x) { return x.first == read_id; });
   if (i == parked_.end())
     return;
-  i->second.deliver(make_caf_error(sync_timeout_error(cfg_.res)));
+  i->second.deliver(self_,
+                    caf::make_message(make_caf_error(sync_timeout_error(settings_->res))));
   parked_.erase(i);
 }
 
@@ -235,16 +261,16 @@ void reflector_state::deactivate() {
   auto parked = std::move(parked_);
   parked_.clear();
   for (auto& kvp : parked)
-    kvp.second.deliver(make_caf_error(
-      not_registered_error(cfg_.slot->ns(), cfg_.slot->name())));
+    kvp.second.deliver(self_, caf::make_message(make_caf_error(
+                                not_registered_error(slot_->ns(),
+                                                     slot_->name()))));
   running_ = false;
   synced_ = false;
-  object_ = api_object{};
   if (published_)
-    publish();
+    publish(api_object{});
   counted_ = false;
-  --cfg_.counters->live_reflectors;
-  ++cfg_.counters->reflectors_stopped;
+  --settings_->counters->live_reflectors;
+  ++settings_->counters->reflectors_stopped;
 }
 
 void reflector_state::start() {
@@ -277,50 +303,51 @@ void reflector_state::freeze() {
 
 void reflector_state::start_list() {
   auto gen = enter(phase::listing);
-  ++cfg_.counters->lists;
+  ++settings_->counters->lists;
   // "0" lets the API server answer from its watch cache; later lists never
   // go back before what we have seen; "" asks for the newest state after
   // our version fell out of the history.
   std::string rv = expired_ ? "" : has_rv_ ? last_rv_ : "0";
-  self_
-    ->request(cfg_.source, caf::infinite, list_atom::value, cfg_.res,
-              cfg_.slot->ns(), cfg_.slot->name(), std::move(rv))
-    .then(
-      [this, gen](list_result& res) {
-        if (gen == gen_)
-          on_list(res);
-      },
-      [this, gen](caf::error& err) {
-        if (gen == gen_)
-          on_failure(err, step::list);
-      });
+  self_->request<list_result>(
+    source_,
+    [this, gen](list_result& res) {
+      if (gen == gen_)
+        on_list(res);
+    },
+    [this, gen](caf::error& err) {
+      if (gen == gen_)
+        on_failure(err, step::list);
+    },
+    list_atom::value, settings_->res, slot_->ns(), slot_->name(),
+    std::move(rv));
 }
 
 void reflector_state::start_watch() {
   auto gen = enter(phase::opening_watch);
-  ++cfg_.counters->watches;
-  self_
-    ->request(cfg_.source, caf::infinite, watch_atom::value, cfg_.res,
-              cfg_.slot->ns(), cfg_.slot->name(), last_rv_,
-              caf::actor_cast<watcher_actor>(self_))
-    .then([this, gen, src = cfg_.source](
-            watch_id id) { on_watch_opened(gen, src, id); },
-          [this, gen](caf::error& err) {
-            if (gen == gen_)
-              on_failure(err, step::watch);
-          });
+  ++settings_->counters->watches;
+  self_->request<watch_id>(
+    source_,
+    [this, gen, src = source_](watch_id& id) {
+      on_watch_opened(gen, src, id);
+    },
+    [this, gen](caf::error& err) {
+      if (gen == gen_)
+        on_failure(err, step::watch);
+    },
+    watch_atom::value, settings_->res, slot_->ns(), slot_->name(), last_rv_,
+    caf::actor_cast<watcher_actor>(caf::strong_actor_ptr{self_->ctrl()}));
 }
 
 void reflector_state::on_list(list_result& res) {
   // Stays busy from the list straight into opening the watch, so that no
   // observer sees a synced-but-unwatched reflector as settled.
-  backoff_base_ = cfg_.backoff_initial;
-  object_ = res.items.empty() ? api_object{} : std::move(res.items.front());
+  backoff_base_ = settings_->backoff_initial;
+  auto obj = res.items.empty() ? api_object{} : std::move(res.items.front());
   last_rv_ = std::move(res.resource_version);
   has_rv_ = true;
   expired_ = false;
   synced_ = true;
-  publish();
+  publish(std::move(obj));
   // A waiting read may find the object immutable and stop us.
   deliver_parked();
   if (running_)
@@ -332,7 +359,7 @@ void reflector_state::on_list(list_result& res) {
 void reflector_state::on_watch_opened(std::uint64_t gen,
                                       const object_source_actor& src,
                                       watch_id id) {
-  if (src.address() != cfg_.source.address()) {
+  if (src.address() != source_.address()) {
     // Opened at a source we have left since: close it there.
     caf::anon_send(src, cancel_atom::value, id);
     return;
@@ -342,11 +369,11 @@ void reflector_state::on_watch_opened(std::uint64_t gen,
   if (gen != gen_) {
     // We gave up on this watch while its reply was in flight, but the
     // source opened it: close it there.
-    caf::anon_send(cfg_.source, cancel_atom::value, id);
+    caf::anon_send(source_, cancel_atom::value, id);
     return;
   }
   watch_ = id;
-  ++cfg_.counters->open_watches;
+  ++settings_->counters->open_watches;
   enter(phase::watching);
 }
 
@@ -362,7 +389,7 @@ void reflector_state::on_failure(const caf::error& err, step failed) {
 void reflector_state::back_off(step failed) {
   auto gen = enter(phase::backing_off);
   retry_step_ = failed;
-  self_->delayed_send(self_, next_backoff(), retry_atom::value, gen);
+  self_->delayed_send_self(next_backoff(), retry_atom::value, gen);
 }
 
 caf::timespan reflector_state::next_backoff() {
@@ -370,8 +397,8 @@ caf::timespan reflector_state::next_backoff() {
   auto base = backoff_base_;
   std::uniform_int_distribution<rep> jitter{0, std::max<rep>(base.count() - 1,
                                                              0)};
-  auto wait = std::min(base + caf::timespan{jitter(rng_)}, cfg_.backoff_cap);
-  backoff_base_ = std::min(base * 2, cfg_.backoff_cap);
+  auto wait = std::min(base + caf::timespan{jitter(rng_)}, settings_->backoff_cap);
+  backoff_base_ = std::min(base * 2, settings_->backoff_cap);
   return wait;
 }
 
@@ -394,16 +421,16 @@ bool reflector_state::from_other_source() const {
   // its later events name it and are dropped here, since watch ids of two
   // sources may collide.
   const auto& sender = self_->current_sender();
-  return sender && cfg_.source && sender.get() != cfg_.source->ctrl();
+  return sender && source_ && sender.get() != source_->ctrl();
 }
 
 void reflector_state::close_watch(bool cancel) {
   if (!watch_)
     return;
   if (cancel)
-    caf::anon_send(cfg_.source, cancel_atom::value, *watch_);
+    caf::anon_send(source_, cancel_atom::value, *watch_);
   watch_.reset();
-  --cfg_.counters->open_watches;
+  --settings_->counters->open_watches;
 }
 
 std::uint64_t reflector_state::enter(phase next) {
@@ -412,7 +439,7 @@ std::uint64_t reflector_state::enter(phase next) {
               || next == phase::backing_off;
   if (busy != busy_) {
     busy_ = busy;
-    cfg_.counters->busy += busy ? 1 : -1;
+    settings_->counters->busy += busy ? 1 : -1;
   }
   return ++gen_;
 }
@@ -420,11 +447,15 @@ std::uint64_t reflector_state::enter(phase next) {
 // -- reads --------------------------------------------------------------------
 
 caf::expected<api_object> reflector_state::answer() {
-  if (!object_)
-    return make_caf_error(watch_not_found_error(cfg_.res, cfg_.slot->name()));
-  if (object_.is_immutable())
+  auto& obj = object();
+  if (!obj)
+    return make_caf_error(
+      watch_not_found_error(settings_->res, slot_->name()));
+  // Copied before freeze() publishes a new snapshot.
+  api_object res = obj;
+  if (res.is_immutable())
     freeze();
-  return object_;
+  return res;
 }
 
 void reflector_state::deliver_parked() {
@@ -433,15 +464,25 @@ void reflector_state::deliver_parked() {
   for (auto& kvp : parked) {
     auto x = answer();
     if (x)
-      kvp.second.deliver(std::move(*x));
+      kvp.second.deliver(self_, caf::make_message(std::move(*x)));
     else
-      kvp.second.deliver(std::move(x.error()));
+      kvp.second.deliver(self_, caf::make_message(std::move(x.error())));
   }
 }
 
+const api_object& reflector_state::object() const {
+  // Safe without a pin: only this actor publishes to the slot, so the
+  // snapshot is not retired while we read it.
+  return slot_->load()->object;
+}
+
 void reflector_state::publish() {
+  publish(object());
+}
+
+void reflector_state::publish(api_object obj) {
   published_ = true;
-  cfg_.slot->publish(detail::object_snapshot{synced_, running_, object_});
+  slot_->publish(detail::object_snapshot{synced_, running_, std::move(obj)});
 }
 
 std::int64_t reflector_state::now_ns() const {
@@ -450,49 +491,81 @@ std::int64_t reflector_state::now_ns() const {
     .count();
 }
 
-// -- behavior -----------------------------------------------------------------
+// -- the actor ----------------------------------------------------------------
 
-reflector_actor::behavior_type
-reflector(reflector_actor::stateful_pointer<reflector_state> self,
-          reflector_config cfg) {
-  self->state.init(self, std::move(cfg));
-  self->set_default_handler(
-    [self](caf::scheduled_actor*,
-           caf::message_view& msg) -> caf::result<caf::message> {
-      auto& xs = msg.content();
-      if (xs.match_elements<r_park_atom>()) {
-        self->state.park();
-        return caf::message{};
-      }
-      if (xs.match_elements<r_reuse_atom, reflector_activation>()) {
-        self->state.activate(xs.get_as<reflector_activation>(1), true);
-        return caf::message{};
-      }
-      return caf::sec::unexpected_message;
-    });
-  return {
-    [self](w_event_atom, watch_id id, const watch_event& ev) {
-      self->state.on_event(id, ev);
-    },
-    [self](w_end_atom, watch_id id, const caf::error& err) {
-      self->state.on_watch_end(id, err);
-    },
-    [self](get_obj_atom) -> caf::result<api_object> {
-      return self->state.get_obj();
-    },
-    [self](immut_atom) { self->state.immut_read(); },
-    [self](idle_atom, caf::timespan max_idle) {
-      self->state.idle_chk(max_idle);
-    },
-    [self](r_stop_atom) { self->state.r_stop(); },
-    [self](new_src_atom, const object_source_actor& src) {
-      self->state.on_new_source(src);
-    },
-    [self](retry_atom, std::uint64_t gen) { self->state.on_retry(gen); },
-    [self](sync_to_atom, std::uint64_t read_id) {
-      self->state.on_sync_timeout(read_id);
-    },
-  };
+namespace {
+
+/// The reflector as a lean actor: its state plus the dispatch of the
+/// reflector_actor interface (and r_park / r_reuse), matched in place
+/// instead of through a heap-allocated CAF behavior.
+class reflector_impl final : public lean_actor {
+public:
+  reflector_impl(caf::actor_config& cfg, reflector_config rc)
+    : lean_actor(cfg) {
+    state_.init(this, std::move(rc));
+  }
+
+  const char* name() const override {
+    return reflector_state::name;
+  }
+
+protected:
+  void on_start() override {
+    state_.launch();
+  }
+
+  bool handle(caf::type_erased_tuple& xs) override {
+    auto& st = state_;
+    // The most frequent messages first.
+    if (xs.match_elements<w_event_atom, watch_id, watch_event>()) {
+      st.on_event(xs.get_as<watch_id>(1), xs.get_as<watch_event>(2));
+    } else if (xs.match_elements<get_obj_atom>()) {
+      auto res = st.get_obj();
+      if (res.flag == caf::rt_value)
+        reply(std::move(res.value));
+      else if (res.flag == caf::rt_error)
+        reply(caf::make_message(std::move(res.err)));
+      // rt_delegated: the read is parked with its promise.
+    } else if (xs.match_elements<retry_atom, std::uint64_t>()) {
+      st.on_retry(xs.get_as<std::uint64_t>(1));
+    } else if (xs.match_elements<sync_to_atom, std::uint64_t>()) {
+      st.on_sync_timeout(xs.get_as<std::uint64_t>(1));
+    } else if (xs.match_elements<r_reuse_atom, reflector_activation>()) {
+      st.activate(std::move(xs.get_mutable_as<reflector_activation>(1)), true);
+    } else if (xs.match_elements<r_park_atom>()) {
+      st.park();
+    } else if (xs.match_elements<r_stop_atom>()) {
+      st.r_stop();
+    } else if (xs.match_elements<idle_atom, caf::timespan>()) {
+      st.idle_chk(xs.get_as<caf::timespan>(1));
+    } else if (xs.match_elements<immut_atom>()) {
+      st.immut_read();
+    } else if (xs.match_elements<new_src_atom, object_source_actor>()) {
+      st.on_new_source(xs.get_as<object_source_actor>(1));
+    } else if (xs.match_elements<w_end_atom, watch_id, caf::error>()) {
+      st.on_watch_end(xs.get_as<watch_id>(1), xs.get_as<caf::error>(2));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  void on_exit() override {
+    state_.teardown();
+  }
+
+private:
+  reflector_state state_;
+};
+
+} // namespace
+
+reflector_actor spawn_reflector_actor(caf::actor_system& sys,
+                                      reflector_config cfg,
+                                      caf::execution_unit* host, bool lazy) {
+  auto hdl = lean_actor::spawn<reflector_impl>(sys, host, lazy,
+                                               std::move(cfg));
+  return caf::actor_cast<reflector_actor>(std::move(hdl));
 }
 
 } // namespace podref

@@ -13,6 +13,11 @@
 // Everything runs on the actor clock (delayed_send), so tests drive it in
 // virtual time; nothing blocks and nothing throws.
 //
+// The actor is a lean_actor (lean_actor.hpp), not a CAF event-based actor:
+// one per referenced object, so its ~1.3 KB of CAF machinery dominated the
+// memory per object. It answers exactly the reflector_actor interface (plus
+// r_park and r_reuse), so handles to it are actor_cast to reflector_actor.
+//
 // The source may be replaced (new_src, from the manager when its API server
 // was restarted): the reflector then abandons what it had in flight at the
 // old source and lists again at the new one, from the last version it saw,
@@ -29,17 +34,17 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include <caf/execution_unit.hpp>
 #include <caf/make_message.hpp> // caf/result.hpp needs it first
 #include <caf/result.hpp>
-#include <caf/stateful_actor.hpp>
-#include <caf/typed_event_based_actor.hpp>
-#include <caf/typed_response_promise.hpp>
 
+#include "podref/actors/lean_actor.hpp"
 #include "podref/actors/small_rng.hpp"
 #include "podref/messages/actor_types.hpp"
 #include "podref/runtime/detail/engine_counters.hpp"
@@ -48,9 +53,9 @@
 namespace podref {
 
 /// Park: end the current activation as r_stop does, but keep the actor for
-/// r_reuse. Reuse: start the next activation (reflector_activation). Both
-/// reach the reflector through its default handler: they are the pool's
-/// business, not part of the reflector's typed interface.
+/// r_reuse. Reuse: start the next activation (reflector_activation). The
+/// actor handles both besides its typed interface: they are the pool's
+/// business, not part of reflector_actor (senders actor_cast to caf::actor).
 using r_park_atom = caf::atom_constant<caf::atom("r_park")>;
 using r_reuse_atom = caf::atom_constant<caf::atom("r_reuse")>;
 
@@ -62,13 +67,10 @@ struct reflector_activation {
   std::uint64_t seed = 0;
 };
 
-/// What a reflector watches, where it publishes, and its timing.
-struct reflector_config {
+/// What the reflectors of one manager have in common: kept once per
+/// manager (reflector_config::shared), not once per reflector.
+struct reflector_settings {
   resource res = resource::secrets;
-  object_source_actor source;
-  /// Carries the namespace and name of the object; the reflector is its
-  /// only publisher. Null: spawned parked, waiting for r_reuse.
-  std::shared_ptr<detail::object_slot> slot;
   std::shared_ptr<detail::engine_counters> counters;
   /// How long a read waits for the first sync (upstream: 1 s).
   caf::timespan sync_timeout = std::chrono::seconds(1);
@@ -78,8 +80,19 @@ struct reflector_config {
   /// capped at backoff_cap.
   caf::timespan backoff_initial = std::chrono::milliseconds(800);
   caf::timespan backoff_cap = std::chrono::seconds(30);
+};
+
+/// What a reflector watches, where it publishes, and its timing.
+struct reflector_config : reflector_settings {
+  object_source_actor source;
+  /// Carries the namespace and name of the object; the reflector is its
+  /// only publisher. Null: spawned parked, waiting for r_reuse.
+  std::shared_ptr<detail::object_slot> slot;
   /// Seed of the jitter generator (fixed seeds make tests deterministic).
   std::uint64_t seed = 0;
+  /// If set, used instead of the settings above: one copy for all the
+  /// reflectors of a manager (else the reflector keeps its own copy).
+  std::shared_ptr<const reflector_settings> shared;
 };
 
 /// The state of one reflector. Invariants between messages:
@@ -90,22 +103,29 @@ struct reflector_config {
 struct reflector_state {
   static constexpr const char* name = "podref.reflector";
 
-  using self_pointer = reflector_actor::stateful_pointer<reflector_state>;
+  using self_pointer = lean_actor*;
 
   reflector_state() = default;
 
   reflector_state(const reflector_state&) = delete;
   reflector_state& operator=(const reflector_state&) = delete;
 
-  /// Balances the counters and releases the watch and parked reads also
-  /// when the actor is killed instead of stopped.
+  /// Calls teardown().
   ~reflector_state();
+
+  /// Balances the counters and releases the watch and parked reads also
+  /// when the actor is killed instead of stopped; then drops what the
+  /// state holds (the actor's memory may outlive it). Idempotent.
+  void teardown();
 
   // -- message handlers -------------------------------------------------------
 
-  /// Takes over `cfg`; with a slot, activates (counts the reflector and
-  /// starts listing), without one waits parked for r_reuse.
+  /// Takes over `cfg` (at construction; sends nothing).
   void init(self_pointer self, reflector_config cfg);
+
+  /// At the first resume: with a slot, activates (counts the reflector and
+  /// starts listing), without one waits parked for r_reuse.
+  void launch();
 
   /// r_reuse: starts an activation on `x`'s object; ignored while active.
   /// `deferred`: the first list waits behind the messages already queued.
@@ -166,6 +186,10 @@ private:
   /// Marks the object immutable and stops watching for good.
   void freeze();
 
+  /// Starts an activation on `slot` at `source` (see activate()).
+  void activate_impl(std::shared_ptr<detail::object_slot> slot,
+                     object_source_actor source, bool deferred);
+
   // -- source calls -----------------------------------------------------------
 
   void start_list();
@@ -209,14 +233,25 @@ private:
 
   void deliver_parked();
 
+  /// The object last published (the slot's snapshot holds it; the state
+  /// keeps no copy). Only while an activation has a slot.
+  const api_object& object() const;
+
+  /// Publishes the current flags with the current object, or with `obj`.
   void publish();
+
+  void publish(api_object obj);
 
   std::int64_t now_ns() const;
 
   // -- data -------------------------------------------------------------------
 
   self_pointer self_ = nullptr;
-  reflector_config cfg_;
+  /// Shared with the other reflectors of the manager.
+  std::shared_ptr<const reflector_settings> settings_;
+  object_source_actor source_;
+  /// The object's slot; null while parked.
+  std::shared_ptr<detail::object_slot> slot_;
   /// Whether an activation runs (counted in live_reflectors).
   bool counted_ = false;
   /// Whether the actor was parked before (its next activation is a reuse).
@@ -228,7 +263,6 @@ private:
   bool running_ = false;
   bool synced_ = false;
   bool immutable_ = false;
-  api_object object_;
 
   /// Whether a list has succeeded: later lists resume from last_rv_.
   bool has_rv_ = false;
@@ -249,13 +283,17 @@ private:
   std::optional<watch_id> max_seen_watch_;
 
   std::uint64_t next_read_id_ = 0;
-  std::map<std::uint64_t, caf::typed_response_promise<api_object>> parked_;
+  /// Reads waiting for the first sync, by read id (a few at most).
+  std::vector<std::pair<std::uint64_t, lean_actor::promise>> parked_;
 };
 
-/// Spawn with `sys.spawn(reflector, cfg)` (or from the manager).
-reflector_actor::behavior_type
-reflector(reflector_actor::stateful_pointer<reflector_state> self,
-          reflector_config cfg);
+/// Spawns a reflector actor: from an actor, pass its context() as `host`
+/// (null: the system's scheduler); `lazy` waits for its first message
+/// before it starts (with a null slot: parked, waiting for r_reuse).
+reflector_actor spawn_reflector_actor(caf::actor_system& sys,
+                                      reflector_config cfg,
+                                      caf::execution_unit* host = nullptr,
+                                      bool lazy = false);
 
 } // namespace podref
 

@@ -22,6 +22,7 @@
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 #include <caf/system_messages.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "podref/actors/memory_api_server.hpp"
 #include "podref/runtime/detail/engine_counters.hpp"
@@ -161,7 +162,7 @@ struct fixture : test::deterministic_fixture {
     cfg.slot = slot;
     cfg.counters = counters;
     cfg.seed = 42;
-    refl = sys.spawn(reflector, std::move(cfg));
+    refl = spawn_reflector_actor(sys, std::move(cfg));
     run();
   }
 
