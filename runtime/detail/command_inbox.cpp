@@ -40,11 +40,10 @@ void command_inbox::never_wait_on_this_thread() noexcept {
 bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
   // Concurrent callers may all pass the check: the bound is exceeded by at
   // most one command per caller thread.
-  if (max_unapplied_ > 0 && !never_wait
-      && unapplied_.load(std::memory_order_relaxed) >= max_unapplied_
+  if (max_unapplied_ > 0 && !never_wait && unapplied() >= max_unapplied_
       && !closed_.load(std::memory_order_relaxed))
     wait_for_room();
-  unapplied_.fetch_add(1, std::memory_order_relaxed);
+  pushed_.fetch_add(1, std::memory_order_relaxed);
   auto* x = new command{what, std::move(reg), nullptr};
   auto* head = head_.load(std::memory_order_relaxed);
   do {
@@ -62,16 +61,19 @@ void command_inbox::wait_for_room() {
   // below sees its decrement, so no wake-up is lost.
   waiters_.fetch_add(1);
   room_.wait(guard, [this] {
-    return closed_.load() || unapplied_.load() <= max_unapplied_ / 2;
+    return closed_.load()
+           || pushed_.load() - applied_.load() <= max_unapplied_ / 2;
   });
   guard.unlock();
   waiters_.fetch_sub(1);
 }
 
 void command_inbox::applied(std::size_t n) {
-  auto now = unapplied_.fetch_sub(static_cast<std::int64_t>(n))
-             - static_cast<std::int64_t>(n);
-  if (waiters_.load() > 0 && now <= max_unapplied_ / 2) {
+  // Only the consumer writes applied_. Seq_cst with wait_for_room():
+  // either it sees this waiter or the waiter's predicate sees the count.
+  applied_.store(applied_.load(std::memory_order_relaxed)
+                 + static_cast<std::int64_t>(n));
+  if (waiters_.load() > 0 && unapplied() <= max_unapplied_ / 2) {
     std::lock_guard<std::mutex> guard{room_lock_};
     room_.notify_all();
   }

@@ -109,7 +109,8 @@ public:
 
   /// Pushed and not yet applied.
   std::int64_t unapplied() const noexcept {
-    return unapplied_.load(std::memory_order_relaxed);
+    return pushed_.load(std::memory_order_relaxed)
+           - applied_.load(std::memory_order_relaxed);
   }
 
   /// Callers that waited for room (for stats and tests).
@@ -131,14 +132,21 @@ public:
 private:
   void wait_for_room();
 
+  // Callers and the consumer write different cache lines: a consumer that
+  // keeps up takes batches of one or two commands, and every line both
+  // sides write moves between their cores once per command.
+
   /// The newest command; each links to the one pushed before it.
-  std::atomic<command*> head_{nullptr};
-  const std::int64_t max_unapplied_;
-  std::atomic<std::int64_t> unapplied_{0};
+  alignas(64) std::atomic<command*> head_{nullptr};
+  /// Commands pushed (written by callers only).
+  alignas(64) std::atomic<std::int64_t> pushed_{0};
+  /// Commands applied (written by the consumer only, once per batch).
+  alignas(64) std::atomic<std::int64_t> applied_{0};
   /// Callers inside wait_for_room(); the consumer locks only when nonzero.
-  std::atomic<int> waiters_{0};
+  alignas(64) std::atomic<int> waiters_{0};
   std::atomic<bool> closed_{false};
   std::atomic<std::uint64_t> waits_{0};
+  const std::int64_t max_unapplied_;
   std::mutex room_lock_;
   std::condition_variable room_;
 };
