@@ -90,12 +90,6 @@ bool contains(const std::vector<std::string>& xs, const std::string& x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
 }
 
-runtime_options runtime_for(const bench_options& opts) {
-  runtime_options r;
-  r.worker_slice = opts.worker_slice;
-  return r;
-}
-
 } // namespace
 
 const std::vector<std::string>& workload_names() {
@@ -116,7 +110,7 @@ struct engine::impl_state {
   std::vector<pod> scale_pods;
 
   explicit impl_state(const bench_options& o)
-    : opts(o), rt(runtime_for(o)), server(rt) {
+    : opts(o), rt(runtime_options{}), server(rt) {
     // nop
   }
 

@@ -18,7 +18,6 @@
 //   memory per reflector, teardown time, reflectors left.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -74,8 +73,6 @@ struct bench_options {
   double write_rate = 1000;
   /// TTL of the cache strategy.
   double ttl_seconds = 60;
-  /// The runtime's worker_slice (runtime_options).
-  std::chrono::microseconds worker_slice{100};
   /// Receives a one-line status about every 100 ms; may be empty.
   std::function<void(const std::string&)> progress;
   /// Receives each result as soon as it is measured, before the subject

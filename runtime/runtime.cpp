@@ -6,36 +6,26 @@
 #include <caf/thread_hook.hpp>
 
 #include "podref/runtime/detail/command_inbox.hpp"
-#include "podref/runtime/detail/thread_slice.hpp"
 
 namespace podref {
 
 namespace {
 
-/// Prepares each thread of the actor system: a back-pressured registration
-/// made on one of them must not wait for the manager it may be needed to
-/// run, and each asks for the runtime's worker slice.
+/// Marks the scheduler's workers: a back-pressured registration made on one
+/// of them must not wait for the manager it may be needed to run.
 class worker_marker : public caf::thread_hook {
 public:
-  explicit worker_marker(std::chrono::microseconds slice) : slice_(slice) {
-    // nop
-  }
-
   void init(caf::actor_system&) override {
     // nop
   }
 
   void thread_started() override {
     detail::command_inbox::never_wait_on_this_thread();
-    detail::request_thread_slice(slice_);
   }
 
   void thread_terminates() override {
     // nop
   }
-
-private:
-  std::chrono::microseconds slice_;
 };
 
 } // namespace
@@ -48,7 +38,7 @@ struct runtime::owned {
                                            const runtime_options& opts) {
     cfg.set("scheduler.policy", caf::atom_from_string(opts.policy));
     cfg.set("scheduler.max-threads", opts.workers);
-    cfg.add_thread_hook<worker_marker>(opts.worker_slice);
+    cfg.add_thread_hook<worker_marker>();
     return cfg;
   }
 

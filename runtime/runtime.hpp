@@ -9,7 +9,6 @@
 // handlers (a function-local static or global runtime aborts at exit).
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -25,12 +24,6 @@ struct runtime_options {
   std::size_t workers = 2;
   /// CAF scheduler policy: "sharing", "stealing" or "testing".
   std::string policy = "sharing";
-  /// The time slice each worker asks the kernel for
-  /// (detail/thread_slice.hpp): short, so that a waking worker preempts
-  /// busy caller threads instead of waiting for a CPU until their slice
-  /// ends. Zero keeps the kernel's default. Takes effect on Linux 6.12 and
-  /// later; elsewhere it changes nothing.
-  std::chrono::microseconds worker_slice{100};
 };
 
 class runtime {

@@ -3,7 +3,6 @@
 #include "bench_command.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <exception>
 #include <ostream>
 #include <vector>
@@ -54,11 +53,6 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
   cmd->add_option("--rate", options.rate, "Updates per second (propagate)")
     ->capture_default_str();
   cmd->add_option("--ttl", options.ttl, "TTL in seconds (cache strategy)")
-    ->capture_default_str();
-  cmd
-    ->add_option("--worker-slice", options.worker_slice_us,
-                 "Time slice the runtime's workers ask for, in microseconds "
-                 "(0: the kernel's default)")
     ->capture_default_str();
   cmd->add_option("--manifests", options.manifests,
                   "Directory of manifests (soak)")
@@ -118,7 +112,6 @@ int run_bench_command(const bench_options& options, std::ostream& out,
   opts.scale_pods = options.scale;
   opts.write_rate = options.rate;
   opts.ttl_seconds = options.ttl;
-  opts.worker_slice = std::chrono::microseconds(options.worker_slice_us);
   bool tty = ::isatty(STDERR_FILENO) == 1;
   if (tty)
     opts.progress = [&err](const std::string& line) {

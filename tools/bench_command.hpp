@@ -29,8 +29,6 @@ struct bench_options {
   std::size_t scale = 100000;
   double rate = 1000;
   double ttl = 60;
-  /// Time slice of the runtime's workers in microseconds (0: the kernel's).
-  unsigned worker_slice_us = 100;
   bool json = false;
   bool csv = false;
   /// PNG to draw throughput against threads into; empty: no plot.
