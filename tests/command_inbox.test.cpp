@@ -2,6 +2,7 @@
 // batches, and back-pressure (bounded backlog, waiting callers released by
 // the consumer or by close, worker threads that never wait).
 #include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,13 +21,16 @@ pod_registration_ptr reg(int i) {
   return make_registration("ns", "pod-" + std::to_string(i), "uid", {});
 }
 
-/// Takes everything and returns the pod names in batch order.
+/// Takes everything and returns the pod names in batch order, each with
+/// "-" appended for an unregistration.
 std::vector<std::string> take_names(command_inbox& box) {
   std::vector<std::string> res;
   auto batch = box.take();
   while (!batch.empty()) {
-    std::unique_ptr<command> cmd{batch.pop()};
-    res.emplace_back(cmd->reg->name());
+    auto cmd = batch.pop();
+    res.emplace_back(cmd.reg->name());
+    if (cmd.what == command::kind::unreg)
+      res.back() += '-';
   }
   return res;
 }
@@ -47,13 +51,41 @@ TEST_CASE("commands come out in push order; only the first push wakes") {
   CHECK_FALSE(box.push(command::kind::unreg, reg(1)));
   CHECK_FALSE(box.push(command::kind::reg, reg(2)));
   CHECK(box.unapplied() == 3);
-  CHECK(take_names(box) == std::vector<std::string>{"pod-0", "pod-1", "pod-2"});
+  CHECK(take_names(box)
+        == std::vector<std::string>{"pod-0", "pod-1-", "pod-2"});
   CHECK(box.idle());
   // Taken is not applied: the backlog shrinks only when the consumer says.
   CHECK(box.unapplied() == 3);
   box.applied(3);
   CHECK(box.unapplied() == 0);
   CHECK(box.push(command::kind::reg, reg(3)));
+}
+
+TEST_CASE("a waiting registration is kept alive by the inbox alone") {
+  std::weak_ptr<const pod_registration> first;
+  std::weak_ptr<const pod_registration> second;
+  {
+    command_inbox box;
+    auto x = reg(0);
+    first = x;
+    box.push(command::kind::reg, std::move(x));
+    auto y = reg(1);
+    second = y;
+    box.push(command::kind::unreg, std::move(y));
+    CHECK_FALSE(first.expired());
+    {
+      auto batch = box.take();
+      auto cmd = batch.pop();
+      CHECK(cmd.reg.use_count() == 1); // the inbox's reference, handed over
+      CHECK_FALSE(second.expired());   // still waiting in the batch
+    }
+    CHECK(first.expired());
+    CHECK(second.expired()); // the batch dropped what nobody took
+    auto z = reg(2);
+    first = z;
+    box.push(command::kind::reg, std::move(z));
+  }
+  CHECK(first.expired()); // the inbox dropped what nobody took
 }
 
 TEST_CASE("a caller over the bound waits until half the backlog is applied") {
