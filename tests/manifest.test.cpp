@@ -13,11 +13,13 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "podref/messages/pod_references.hpp"
 #include "podref/runtime/detail/yaml_scalar.hpp"
 
 using namespace podref;
@@ -1042,6 +1044,36 @@ TEST_CASE("YAML syntax errors name the line") {
   // The error of a later document discards the objects before it.
   CHECK(error_of("kind: Pod\n---\nkind: Pod\n  bad: indent\n")
         == "test.yaml: line 4: illegal map value");
+}
+
+TEST_CASE("a lone carriage return breaks lines in YAML as LF and CR LF do") {
+  // Found by fuzzing: yaml-cpp 0.7 reads a lone CR as an ordinary
+  // character, so the JSON text below lost "configMapRef" when decoded as
+  // YAML (JSON is YAML's flow style, and CR is JSON whitespace). The
+  // decoder picks JSON or YAML by the text's first character.
+  std::string json = "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\"},"
+                     " \"spec\": {\"containers\": [{\"name\": \"c\","
+                     " \"envFrom\": [{\"prefix\": \"A_\",\r"
+                     "   \"configMapRef\": {\"name\": \"cm\"}}]}]}}";
+  // A leading comment sends the same text down the YAML path.
+  for (const auto& text : {json, "# as YAML\n" + json}) {
+    INFO(text.substr(0, 9));
+    CHECK(config_map_names(*only<pod>(text)) == strings{"cm"});
+  }
+  auto block = [](const std::string& eol) {
+    return "kind: Pod" + eol + "metadata:" + eol + "  name: p" + eol
+           + "spec:" + eol + "  volumes:" + eol + "  - name: v" + eol
+           + "    configMap:" + eol + "      name: cm" + eol;
+  };
+  for (auto [label, eol] : {std::pair{"LF", "\n"}, std::pair{"CR LF", "\r\n"},
+                            std::pair{"CR", "\r"}}) {
+    INFO(label);
+    auto p = only<pod>(block(eol));
+    CHECK(p->metadata.name == "p");
+    CHECK(config_map_names(*p) == strings{"cm"});
+  }
+  CHECK(error_of("kind: Pod\rmetadata:\r  name: a: b\r")
+        == "test.yaml: line 3: illegal map value");
 }
 
 TEST_CASE("JSON syntax errors name the line") {

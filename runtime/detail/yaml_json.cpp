@@ -276,12 +276,28 @@ input_error stray_token(std::string_view text, const YAML::Mark& mark) {
   return input_error(line_of(mark), "unexpected token");
 }
 
+/// `text` with every carriage return that does not start a CR LF pair
+/// turned into a line feed. YAML 1.2 breaks lines at LF, CR LF and a lone
+/// CR alike (and JSON treats CR as whitespace), but yaml-cpp 0.7 takes a
+/// lone CR for an ordinary character: a key behind one was read as part
+/// of a plain scalar and silently lost. One byte for one, so offsets keep.
+std::string with_line_feeds(std::string_view text) {
+  std::string res{text};
+  for (std::size_t i = res.find('\r'); i != std::string::npos;
+       i = res.find('\r', i + 1))
+    if (i + 1 == res.size() || res[i + 1] != '\n')
+      res[i] = '\n';
+  return res;
+}
+
 } // namespace
 
-void for_each_yaml_document(std::string_view text,
+void for_each_yaml_document(std::string_view original,
                             const manifest_limits& limits,
                             const document_handler& on_document) {
-  std::istringstream in{std::string{text}};
+  auto normalized = with_line_feeds(original);
+  std::string_view text = normalized;
+  std::istringstream in{normalized};
   YAML::Parser parser{in};
   json_builder builder{limits};
   int previous_start = -1;
