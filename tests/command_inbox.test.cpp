@@ -21,16 +21,13 @@ pod_registration_ptr reg(int i) {
   return make_registration("ns", "pod-" + std::to_string(i), "uid", {});
 }
 
-/// Takes everything and returns the pod names in batch order, each with
-/// "-" appended for an unregistration.
+/// Takes everything and returns the pod names in batch order.
 std::vector<std::string> take_names(command_inbox& box) {
   std::vector<std::string> res;
   auto batch = box.take();
   while (!batch.empty()) {
-    auto cmd = batch.pop();
-    res.emplace_back(cmd.reg->name());
-    if (cmd.what == command::kind::unreg)
-      res.back() += '-';
+    std::unique_ptr<command> cmd{batch.pop()};
+    res.emplace_back(cmd->reg->name());
   }
   return res;
 }
@@ -51,8 +48,7 @@ TEST_CASE("commands come out in push order; only the first push wakes") {
   CHECK_FALSE(box.push(command::kind::unreg, reg(1)));
   CHECK_FALSE(box.push(command::kind::reg, reg(2)));
   CHECK(box.unapplied() == 3);
-  CHECK(take_names(box)
-        == std::vector<std::string>{"pod-0", "pod-1-", "pod-2"});
+  CHECK(take_names(box) == std::vector<std::string>{"pod-0", "pod-1", "pod-2"});
   CHECK(box.idle());
   // Taken is not applied: the backlog shrinks only when the consumer says.
   CHECK(box.unapplied() == 3);
@@ -75,9 +71,9 @@ TEST_CASE("a waiting registration is kept alive by the inbox alone") {
     CHECK_FALSE(first.expired());
     {
       auto batch = box.take();
-      auto cmd = batch.pop();
-      CHECK(cmd.reg.use_count() == 1); // the inbox's reference, handed over
-      CHECK_FALSE(second.expired());   // still waiting in the batch
+      std::unique_ptr<command> cmd{batch.pop()};
+      CHECK(cmd->reg.use_count() == 1); // the inbox's reference, handed over
+      CHECK_FALSE(second.expired());    // still waiting in the batch
     }
     CHECK(first.expired());
     CHECK(second.expired()); // the batch dropped what nobody took

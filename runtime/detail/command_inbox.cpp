@@ -6,21 +6,21 @@ namespace podref::detail {
 
 namespace {
 
-/// Drops the inbox's references of a list of waiting registrations.
-void free_list(const pod_registration* x) noexcept {
-  command_batch drop{x};
+void free_list(command* x) noexcept {
+  while (x != nullptr)
+    delete std::exchange(x, x->next);
 }
 
 } // namespace
 
 command_batch& command_batch::operator=(command_batch&& other) noexcept {
-  free_list(std::exchange(first_, std::exchange(other.first_, nullptr)));
+  free_list(first_);
+  first_ = std::exchange(other.first_, nullptr);
   return *this;
 }
 
 command_batch::~command_batch() {
-  while (first_ != nullptr)
-    pop();
+  free_list(first_);
 }
 
 command_inbox::~command_inbox() {
@@ -44,14 +44,11 @@ bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
       && !closed_.load(std::memory_order_relaxed))
     wait_for_room();
   pushed_.fetch_add(1, std::memory_order_relaxed);
-  const auto* x = reg.get();
-  auto& link = x->transit_;
-  link.kind = static_cast<std::uint8_t>(what);
-  link.self = std::move(reg);
+  auto* x = new command{what, std::move(reg), nullptr};
   auto* head = head_.load(std::memory_order_relaxed);
   do {
-    link.next = head;
-    // Release: the consumer that takes x sees the registration and link.
+    x->next = head;
+    // Release: the consumer that takes x sees the registration it carries.
   } while (!head_.compare_exchange_weak(head, x, std::memory_order_release,
                                         std::memory_order_relaxed));
   return head == nullptr;
@@ -95,11 +92,10 @@ command_batch command_inbox::take() noexcept {
   // means no node is ever popped alone, so there is no ABA problem.
   auto* newest = head_.exchange(nullptr, std::memory_order_acquire);
   // The stack holds the newest first: reverse it into push order.
-  const pod_registration* oldest = nullptr;
+  command* oldest = nullptr;
   while (newest != nullptr) {
-    auto& link = newest->transit_;
-    auto* next = link.next;
-    link.next = oldest;
+    auto* next = newest->next;
+    newest->next = oldest;
     oldest = newest;
     newest = next;
   }
