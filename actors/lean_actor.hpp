@@ -26,8 +26,9 @@
 //   sec::runtime_error; messages to a terminated actor are bounced;
 // - system messages as scheduled_actor handles them by default: an
 //   exit_msg with a reason quits (kill always), a plain error message quits
-//   with it, down messages are dropped (a lean actor that monitors must
-//   handle them in handle(): not implemented, none does).
+//   with it, down messages are dropped (the default down handler only
+//   prints them), so a lean actor does not monitor others (others may
+//   monitor it, link to it and attach functors to it).
 //
 // Thread safety: enqueue() from any thread; everything else only from the
 // actor's own handlers (resume()).
