@@ -295,20 +295,19 @@ struct engine::impl_state {
         auto k = writes % n;
         auto& w = pending[k];
         auto t0 = now_ns();
-        if (last_version != 0) {
+        // Readers look for `version` of object k, written at t0.
+        auto expect = [&](std::uint64_t version) {
           w.written_ns.store(t0, std::memory_order_relaxed);
-          w.version.store(last_version + 1, std::memory_order_release);
+          w.version.store(version, std::memory_order_release);
           recent[writes % recent_writes].store(k, std::memory_order_relaxed);
-        }
+        };
+        if (last_version != 0)
+          expect(last_version + 1);
         auto stored = server.update(
           make_pool_secret(k, "update-" + std::to_string(writes)));
-        if (stored && stored->resource_version() != last_version + 1) {
-          // First write (or someone else wrote): publish what was stored.
-          w.written_ns.store(t0, std::memory_order_relaxed);
-          w.version.store(stored->resource_version(),
-                          std::memory_order_release);
-          recent[writes % recent_writes].store(k, std::memory_order_relaxed);
-        }
+        // First write (or someone else wrote): publish what was stored.
+        if (stored && stored->resource_version() != last_version + 1)
+          expect(stored->resource_version());
         if (stored)
           last_version = stored->resource_version();
         else
