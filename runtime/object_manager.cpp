@@ -81,12 +81,16 @@ struct object_manager::impl {
       .count();
   }
 
+  /// Get keeps no bookkeeping (upstream's simple managers): its callers
+  /// build no registration at all.
+  bool keeps_registrations() const noexcept {
+    return opts.strategy != strategy::get;
+  }
+
   /// Hands a registration to the manager through the command inbox; only
   /// the push that finds the inbox empty sends the manager a message.
   void enqueue(detail::command::kind what, pod_registration_ptr reg) {
-    // Get keeps no bookkeeping (upstream's simple managers).
-    if (opts.strategy == strategy::get
-        || closing.load(std::memory_order_acquire))
+    if (closing.load(std::memory_order_acquire))
       return;
     if (inbox->push(what, std::move(reg)))
       caf::anon_send(mgr, drain_atom::value);
@@ -272,6 +276,8 @@ result<void> object_manager::register_pod(const pod& p) {
   if (auto bad = find_pod_problem(p))
     return invalid_pod_error(p.metadata.ns, p.metadata.name, bad->path,
                              bad->problem);
+  if (!impl_->keeps_registrations())
+    return {};
   impl_->enqueue(detail::command::kind::reg, make_registration(p, impl_->res));
   return {};
 }
@@ -279,6 +285,8 @@ result<void> object_manager::register_pod(const pod& p) {
 result<void> object_manager::unregister_pod(const pod& p) {
   if (impl_->closing.load(std::memory_order_acquire))
     return shut_down_error();
+  if (!impl_->keeps_registrations())
+    return {};
   // Only the key is read: the manager drops the stored pod's references.
   impl_->enqueue(detail::command::kind::unreg,
                  make_registration(p.metadata.ns, p.metadata.name,
