@@ -174,16 +174,39 @@ std::string object_key_of(std::string_view ns, std::string_view name) {
   return key;
 }
 
+namespace {
+
+/// Room for the names of a typical pod, on the stack.
+constexpr std::size_t room = 16;
+
+union inline_room {
+  inline_room() noexcept {
+    // nop: left uninitialised, the collector writes what it uses
+  }
+  std::string_view names[room];
+};
+
+} // namespace
+
+checked_registration make_checked_registration(const pod& p, resource r) {
+  // The walk hands out views of the pod's own strings; the block copies
+  // them once. A pod past the inline room takes make_registration's path.
+  inline_room buf;
+  reference_views names{r, buf.names, room};
+  checked_registration result;
+  if ((result.problem = find_pod_problem(p, names)))
+    return result;
+  result.registration
+    = names.count <= room ? build(p.metadata.ns, p.metadata.name,
+                                  p.metadata.uid, buf.names, names.count)
+                          : make_registration(p, r);
+  return result;
+}
+
 pod_registration_ptr make_registration(const pod& p, resource r) {
   // The visitors hand out views of the pod's own strings; the block copies
   // them once. A pod past the inline room is walked again.
-  constexpr std::size_t room = 16;
-  union inline_room {
-    inline_room() noexcept {
-      // nop: left uninitialised, the collector writes what it uses
-    }
-    std::string_view names[room];
-  } buf;
+  inline_room buf;
   auto collect = r == resource::secrets ? secret_name_views
                                         : config_map_name_views;
   auto n = collect(p, buf.names, room);

@@ -242,11 +242,18 @@ bool acceptable(std::string_view name, rule r) noexcept {
 }
 
 /// Walks the reference fields of a pod spec in upstream's validation order,
-/// counting them against a limit; stops at the first problem.
+/// counting them against a limit; stops at the first problem. Given a sink,
+/// it also collects the names of one resource as the reference visitors
+/// (pod_references.hpp) yield them: every field validation looks at is one
+/// the visitors may offer, so one walk serves both.
 class reference_walk {
 public:
-  explicit reference_walk(std::size_t max_references) noexcept
-    : max_(max_references) {
+  explicit reference_walk(std::size_t max_references,
+                          reference_views* sink = nullptr) noexcept
+    : max_(max_references),
+      sink_(sink),
+      secrets_(sink != nullptr && sink->of == resource::secrets),
+      config_maps_(sink != nullptr && sink->of == resource::config_maps) {
     // nop
   }
 
@@ -261,7 +268,7 @@ public:
     if (!spec.ephemeral_containers.empty())
       containers(spec.ephemeral_containers, "ephemeralContainers");
     for (std::size_t i = 0; i < spec.image_pull_secrets.size(); ++i)
-      visit(spec.image_pull_secrets[i].name, rule::any, [&] {
+      visit(spec.image_pull_secrets[i].name, rule::any, secrets_, [&] {
         return "imagePullSecrets[" + std::to_string(i) + "].name";
       });
     return std::move(found_);
@@ -269,8 +276,10 @@ public:
 
 private:
   /// Checks one reference field; `path` renders its path, only on a problem.
+  /// `keep`: the visitors offer this field for the sink's resource (they
+  /// skip it when empty).
   template <class Path>
-  void visit(std::string_view name, rule r, Path path) {
+  void visit(std::string_view name, rule r, bool keep, Path path) {
     if (found_)
       return;
     if (++seen_ > max_) {
@@ -281,8 +290,14 @@ private:
       return;
     }
     // The good path decides without building check()'s optional string.
-    if (acceptable(name, r))
+    if (acceptable(name, r)) {
+      if (keep && !name.empty()) {
+        if (sink_->count < sink_->capacity)
+          sink_->out[sink_->count] = name;
+        ++sink_->count;
+      }
       return;
+    }
     if (auto problem = check(name, r))
       found_ = field_problem{path(), std::move(*problem)};
   }
@@ -291,53 +306,56 @@ private:
     auto at = [i](const char* rest) {
       return "volumes[" + std::to_string(i) + "]." + rest;
     };
+    // The secret visitor's else-if chain: only the first source set yields
+    // its name. Validation checks the same sources in the chain's order.
+    bool open = secrets_;
+    auto first = [&open](bool set) {
+      auto keep = open && set;
+      open = open && !set;
+      return keep;
+    };
+    auto secret_ref = [&](const std::optional<secret_ref_volume_source>& src,
+                          rule r, const char* rest) {
+      auto keep = first(src.has_value());
+      if (src && src->secret_ref)
+        visit(src->secret_ref->name, r, keep, [&] { return at(rest); });
+    };
     if (v.azure_file)
-      visit(v.azure_file->secret_name, rule::required,
+      visit(v.azure_file->secret_name, rule::required, first(true),
             [&] { return at("azureFile.secretName"); });
-    if (v.cephfs && v.cephfs->secret_ref)
-      visit(v.cephfs->secret_ref->name, rule::any,
-            [&] { return at("cephfs.secretRef.name"); });
-    if (v.cinder && v.cinder->secret_ref)
-      visit(v.cinder->secret_ref->name, rule::required,
-            [&] { return at("cinder.secretRef.name"); });
-    if (v.flex_volume && v.flex_volume->secret_ref)
-      visit(v.flex_volume->secret_ref->name, rule::any,
-            [&] { return at("flexVolume.secretRef.name"); });
+    secret_ref(v.cephfs, rule::any, "cephfs.secretRef.name");
+    secret_ref(v.cinder, rule::required, "cinder.secretRef.name");
+    secret_ref(v.flex_volume, rule::any, "flexVolume.secretRef.name");
     if (v.projected) {
+      auto keep_secrets = first(true);
       const auto& sources = v.projected->sources;
       for (std::size_t j = 0; j < sources.size(); ++j) {
         auto src = [&](const char* rest) {
           return at("projected.sources[") + std::to_string(j) + "]." + rest;
         };
         if (sources[j].secret)
-          visit(sources[j].secret->name, rule::required,
+          visit(sources[j].secret->name, rule::required, keep_secrets,
                 [&] { return src("secret.name"); });
+        // A projected volume shadows the configMap source.
         if (sources[j].config_map)
-          visit(sources[j].config_map->name, rule::required,
+          visit(sources[j].config_map->name, rule::required, config_maps_,
                 [&] { return src("configMap.name"); });
       }
     }
-    if (v.rbd && v.rbd->secret_ref)
-      visit(v.rbd->secret_ref->name, rule::any,
-            [&] { return at("rbd.secretRef.name"); });
+    secret_ref(v.rbd, rule::any, "rbd.secretRef.name");
     if (v.secret)
-      visit(v.secret->secret_name, rule::required,
+      visit(v.secret->secret_name, rule::required, first(true),
             [&] { return at("secret.secretName"); });
-    if (v.scale_io && v.scale_io->secret_ref)
-      visit(v.scale_io->secret_ref->name, rule::any,
-            [&] { return at("scaleIO.secretRef.name"); });
-    if (v.iscsi && v.iscsi->secret_ref)
-      visit(v.iscsi->secret_ref->name, rule::any,
-            [&] { return at("iscsi.secretRef.name"); });
-    if (v.storageos && v.storageos->secret_ref)
-      visit(v.storageos->secret_ref->name, rule::required,
-            [&] { return at("storageos.secretRef.name"); });
+    secret_ref(v.scale_io, rule::any, "scaleIO.secretRef.name");
+    secret_ref(v.iscsi, rule::any, "iscsi.secretRef.name");
+    secret_ref(v.storageos, rule::required, "storageos.secretRef.name");
     // Upstream reports an invalid name at csi.name; the field is named here.
     if (v.csi && v.csi->node_publish_secret_ref)
       visit(v.csi->node_publish_secret_ref->name, rule::required_subdomain,
-            [&] { return at("csi.nodePublishSecretRef.name"); });
+            first(true), [&] { return at("csi.nodePublishSecretRef.name"); });
     if (v.config_map)
       visit(v.config_map->name, rule::required,
+            config_maps_ && !v.projected,
             [&] { return at("configMap.name"); });
   }
 
@@ -353,28 +371,32 @@ private:
         if (!from)
           continue;
         if (from->secret_key_ref)
-          visit(from->secret_key_ref->name, rule::subdomain, [&] {
+          visit(from->secret_key_ref->name, rule::subdomain, secrets_, [&] {
             return at("env", j, "valueFrom.secretKeyRef.name");
           });
         if (from->config_map_key_ref)
-          visit(from->config_map_key_ref->name, rule::subdomain, [&] {
-            return at("env", j, "valueFrom.configMapKeyRef.name");
-          });
+          visit(from->config_map_key_ref->name, rule::subdomain, config_maps_,
+                [&] { return at("env", j, "valueFrom.configMapKeyRef.name"); });
       }
       for (std::size_t j = 0; j < c.env_from.size(); ++j) {
         const auto& from = c.env_from[j];
         if (from.config_map_ref)
           visit(from.config_map_ref->name, rule::required_subdomain_prefix,
+                config_maps_,
                 [&] { return at("envFrom", j, "configMapRef.name"); });
         if (from.secret_ref)
           visit(from.secret_ref->name, rule::required_subdomain_prefix,
-                [&] { return at("envFrom", j, "secretRef.name"); });
+                secrets_, [&] { return at("envFrom", j, "secretRef.name"); });
       }
     }
   }
 
   std::size_t max_;
   std::size_t seen_ = 0;
+  reference_views* sink_;
+  /// The sink's resource; both false without a sink.
+  bool secrets_;
+  bool config_maps_;
   std::optional<field_problem> found_;
 };
 
@@ -454,7 +476,10 @@ std::optional<field_problem> find_reference_problem(const pod_spec& spec,
   return reference_walk{max_references}.run(spec);
 }
 
-std::optional<field_problem> find_pod_problem(const pod& p) {
+namespace {
+
+std::optional<field_problem> find_pod_problem(const pod& p,
+                                              reference_views* sink) {
   const auto& meta = p.metadata;
   if (auto problem = namespace_problem(meta.ns))
     return field_problem{"metadata.namespace", std::move(*problem)};
@@ -463,11 +488,22 @@ std::optional<field_problem> find_pod_problem(const pod& p) {
   // The API server sets the uid; the managers key registrations by it.
   if (meta.uid.empty())
     return field_problem{"metadata.uid", required_value()};
-  if (auto bad = find_reference_problem(p.spec)) {
+  auto bad = reference_walk{std::numeric_limits<std::size_t>::max(), sink}
+               .run(p.spec);
+  if (bad)
     bad->path.insert(0, "spec.");
-    return bad;
-  }
-  return std::nullopt;
+  return bad;
+}
+
+} // namespace
+
+std::optional<field_problem> find_pod_problem(const pod& p) {
+  return find_pod_problem(p, nullptr);
+}
+
+std::optional<field_problem> find_pod_problem(const pod& p,
+                                              reference_views& names) {
+  return find_pod_problem(p, &names);
 }
 
 } // namespace podref

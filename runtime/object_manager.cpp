@@ -269,10 +269,11 @@ result<void> object_manager::register_pod(const pod& p) {
     return shut_down_error();
   // Checked here, on the caller's thread: a rejected pod never reaches the
   // manager, so the registered state cannot change.
-  if (auto bad = find_pod_problem(p))
+  auto checked = make_checked_registration(p, impl_->res);
+  if (const auto& bad = checked.problem)
     return invalid_pod_error(p.metadata.ns, p.metadata.name, bad->path,
                              bad->problem);
-  impl_->enqueue(detail::command::kind::reg, make_registration(p, impl_->res));
+  impl_->enqueue(detail::command::kind::reg, std::move(checked.registration));
   return {};
 }
 
