@@ -1,6 +1,7 @@
 #include "podref/messages/pod_registration.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -66,6 +67,47 @@ struct tail_allocator {
 
 // -- names ------------------------------------------------------------------------
 
+/// string_view::compare's order (bytes as unsigned char), inline: names
+/// are short, and the call to memcmp costs more than comparing them here.
+/// Compares words read big-endian, the last one overlapping its neighbour
+/// (the overlap is equal in both, so the first difference still decides).
+int compare(std::string_view a, std::string_view b) noexcept {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "words are byte-swapped to compare as byte strings");
+  auto order = [](auto x, auto y) { return x < y ? -1 : 1; };
+  auto n = std::min(a.size(), b.size());
+  auto* p = a.data();
+  auto* q = b.data();
+  if (n >= 8) {
+    auto word = [](const char* s) {
+      std::uint64_t w;
+      std::memcpy(&w, s, 8);
+      return __builtin_bswap64(w);
+    };
+    for (std::size_t i = 0; i + 8 < n; i += 8)
+      if (auto x = word(p + i), y = word(q + i); x != y)
+        return order(x, y);
+    if (auto x = word(p + n - 8), y = word(q + n - 8); x != y)
+      return order(x, y);
+  } else if (n >= 4) {
+    auto word = [](const char* s) {
+      std::uint32_t w;
+      std::memcpy(&w, s, 4);
+      return __builtin_bswap32(w);
+    };
+    if (auto x = word(p), y = word(q); x != y)
+      return order(x, y);
+    if (auto x = word(p + n - 4), y = word(q + n - 4); x != y)
+      return order(x, y);
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      if (p[i] != q[i])
+        return order(static_cast<unsigned char>(p[i]),
+                     static_cast<unsigned char>(q[i]));
+  }
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
 /// Sorts and drops duplicates; returns the new count. Pods reference a
 /// handful of names: an insertion sort that drops a name as soon as it
 /// meets its twin makes one three-way compare per step there.
@@ -76,15 +118,19 @@ std::size_t sort_unique(std::string_view* xs, std::size_t n) {
   }
   std::size_t kept = 0; // xs[0..kept) is sorted and distinct
   for (std::size_t i = 0; i < n; ++i) {
-    auto x = xs[i];
+    auto x = xs[i]; // xs[kept..i] is free from here on
     auto j = kept;
     int order = 1;
-    while (j > 0 && (order = x.compare(xs[j - 1])) < 0)
+    // Shifts as it compares (a separate shift loop becomes a memmove call).
+    while (j > 0 && (order = compare(x, xs[j - 1])) < 0) {
+      xs[j] = xs[j - 1];
       --j;
-    if (j > 0 && order == 0)
-      continue; // a duplicate
-    for (auto k = kept; k > j; --k)
-      xs[k] = xs[k - 1];
+    }
+    if (j > 0 && order == 0) { // a duplicate: close the gap again
+      for (; j < kept; ++j)
+        xs[j] = xs[j + 1];
+      continue;
+    }
     xs[j] = x;
     ++kept;
   }
