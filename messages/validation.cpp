@@ -243,6 +243,24 @@ bool acceptable(std::string_view name, rule r) noexcept {
   return false;
 }
 
+/// Where a reference field sits: `list[i].rest`, or, inside a nested list,
+/// `list[i].nested[j].rest`. Plain scalars, so that the good path passes
+/// them in registers; the text is built only for a problem.
+struct field_path {
+  const char* list;
+  std::size_t i;
+  const char* rest;
+  const char* nested = nullptr;
+  std::size_t j = 0;
+
+  std::string render() const {
+    auto out = std::string{list} + "[" + std::to_string(i) + "].";
+    if (nested != nullptr)
+      out.append(nested).append("[").append(std::to_string(j)).append("].");
+    return out.append(rest);
+  }
+};
+
 /// Walks the reference fields of a pod spec in upstream's validation order,
 /// counting them against a limit; stops at the first problem. Given a sink,
 /// it also collects the names of one resource as the reference visitors
@@ -276,21 +294,15 @@ public:
     if (!spec.ephemeral_containers.empty())
       containers(spec.ephemeral_containers, "ephemeralContainers");
     i = 0;
-    for (const auto& ref : spec.image_pull_secrets) {
-      visit(ref.name, rule::any, secrets_, [i] {
-        return "imagePullSecrets[" + std::to_string(i) + "].name";
-      });
-      ++i;
-    }
+    for (const auto& ref : spec.image_pull_secrets)
+      visit(ref.name, rule::any, secrets_, {"imagePullSecrets", i++, "name"});
     return std::move(found_);
   }
 
 private:
-  /// Checks one reference field; `path` renders its path, only on a problem.
-  /// `keep`: the visitors offer this field for the sink's resource (they
-  /// skip it when empty).
-  template <class Path>
-  void visit(std::string_view name, rule r, bool keep, const Path& path) {
+  /// Checks one reference field at `path`. `keep`: the visitors offer this
+  /// field for the sink's resource (they skip it when empty).
+  void visit(std::string_view name, rule r, bool keep, field_path path) {
     if (found_)
       return;
     // The good path decides without building check()'s optional string.
@@ -306,23 +318,22 @@ private:
   }
 
   /// The rest of visit, off the good path: records the field's problem.
-  template <class Path>
   [[gnu::noinline, gnu::cold]] void reject(std::string_view name, rule r,
-                                           const Path& path) {
+                                           const field_path& path) {
     if (seen_ > max_) {
-      found_ = field_problem{path(),
+      found_ = field_problem{path.render(),
                              "more Secret and ConfigMap references than the "
                              "limit of "
                                + std::to_string(max_) + " per pod"};
       return;
     }
     if (auto problem = check(name, r))
-      found_ = field_problem{path(), std::move(*problem)};
+      found_ = field_problem{path.render(), std::move(*problem)};
   }
 
   void volume_refs(const volume& v, std::size_t i) {
     auto at = [i](const char* rest) {
-      return "volumes[" + std::to_string(i) + "]." + rest;
+      return field_path{"volumes", i, rest};
     };
     // The secret visitor's else-if chain: only the first source set yields
     // its name; validation checks the same sources in the chain's order.
@@ -332,12 +343,12 @@ private:
       if (!src)
         return;
       if (src->secret_ref)
-        visit(src->secret_ref->name, r, open, [&] { return at(rest); });
+        visit(src->secret_ref->name, r, open, at(rest));
       open = false;
     };
     if (v.azure_file) {
       visit(v.azure_file->secret_name, rule::required, open,
-            [&] { return at("azureFile.secretName"); });
+            at("azureFile.secretName"));
       open = false;
     }
     secret_ref(v.cephfs, rule::any, "cephfs.secretRef.name");
@@ -347,15 +358,15 @@ private:
       std::size_t j = 0;
       for (const auto& source : v.projected->sources) {
         auto src = [&](const char* rest) {
-          return at("projected.sources[") + std::to_string(j) + "]." + rest;
+          return field_path{"volumes", i, rest, "projected.sources", j};
         };
         if (source.secret)
           visit(source.secret->name, rule::required, open,
-                [&] { return src("secret.name"); });
+                src("secret.name"));
         // A projected volume shadows the configMap source.
         if (source.config_map)
           visit(source.config_map->name, rule::required, config_maps_,
-                [&] { return src("configMap.name"); });
+                src("configMap.name"));
         ++j;
       }
       open = false;
@@ -363,7 +374,7 @@ private:
     secret_ref(v.rbd, rule::any, "rbd.secretRef.name");
     if (v.secret) {
       visit(v.secret->secret_name, rule::required, open,
-            [&] { return at("secret.secretName"); });
+            at("secret.secretName"));
       open = false;
     }
     secret_ref(v.scale_io, rule::any, "scaleIO.secretRef.name");
@@ -373,32 +384,27 @@ private:
     // The last link of the chain: `open` needs no update.
     if (v.csi && v.csi->node_publish_secret_ref)
       visit(v.csi->node_publish_secret_ref->name, rule::required_subdomain,
-            open, [&] { return at("csi.nodePublishSecretRef.name"); });
+            open, at("csi.nodePublishSecretRef.name"));
     if (v.config_map)
-      visit(v.config_map->name, rule::required,
-            config_maps_ && !v.projected,
-            [&] { return at("configMap.name"); });
+      visit(v.config_map->name, rule::required, config_maps_ && !v.projected,
+            at("configMap.name"));
   }
 
   void containers(const std::vector<container>& list, const char* key) {
     std::size_t i = 0;
     for (const auto& c : list) {
-      auto at = [&](const char* field, std::size_t j, const char* rest) {
-        return std::string{key} + "[" + std::to_string(i) + "]." + field
-               + "[" + std::to_string(j) + "]." + rest;
-      };
       std::size_t j = 0;
+      auto at = [&](const char* field, const char* rest) {
+        return field_path{key, i, rest, field, j};
+      };
       for (const auto& var : c.env) {
         if (const auto& from = var.value_from) {
           if (from->secret_key_ref)
-            visit(from->secret_key_ref->name, rule::subdomain, secrets_, [&] {
-              return at("env", j, "valueFrom.secretKeyRef.name");
-            });
+            visit(from->secret_key_ref->name, rule::subdomain, secrets_,
+                  at("env", "valueFrom.secretKeyRef.name"));
           if (from->config_map_key_ref)
             visit(from->config_map_key_ref->name, rule::subdomain,
-                  config_maps_, [&] {
-                    return at("env", j, "valueFrom.configMapKeyRef.name");
-                  });
+                  config_maps_, at("env", "valueFrom.configMapKeyRef.name"));
         }
         ++j;
       }
@@ -406,11 +412,10 @@ private:
       for (const auto& from : c.env_from) {
         if (from.config_map_ref)
           visit(from.config_map_ref->name, rule::required_subdomain_prefix,
-                config_maps_,
-                [&] { return at("envFrom", j, "configMapRef.name"); });
+                config_maps_, at("envFrom", "configMapRef.name"));
         if (from.secret_ref)
           visit(from.secret_ref->name, rule::required_subdomain_prefix,
-                secrets_, [&] { return at("envFrom", j, "secretRef.name"); });
+                secrets_, at("envFrom", "secretRef.name"));
         ++j;
       }
       if (found_)
