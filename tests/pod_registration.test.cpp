@@ -141,7 +141,8 @@ TEST_CASE("a few names sort as strings do, duplicates dropped",
           "[pod_registration]") {
   // The inline sort for up to 16 names: lengths on both sides of 4 and 8,
   // shared prefixes past a word, bytes above 0x7f (unsigned, as std::string
-  // compares), prefixes of each other, and twins in every position.
+  // compares), zero bytes, prefixes of each other, and twins in every
+  // position.
   const strings pool = {"a",
                         "b",
                         "ab",
@@ -152,6 +153,8 @@ TEST_CASE("a few names sort as strings do, duplicates dropped",
                         "s-1000",
                         "s-1001",
                         "t-1000",
+                        std::string("s-1\0", 4),
+                        std::string("s-1\0\0\0\0\0\0x", 10),
                         "config-map-00",
                         "config-map-01",
                         "config-map-0",
