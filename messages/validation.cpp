@@ -303,9 +303,9 @@ private:
   /// Checks one reference field at `path`. `keep`: the visitors offer this
   /// field for the sink's resource (they skip it when empty).
   void visit(std::string_view name, rule r, bool keep, field_path path) {
-    if (found_)
-      return;
     // The good path decides without building check()'s optional string.
+    // After a problem the walk may still visit a few fields: reject()
+    // keeps the first problem, and the names no longer matter.
     if (++seen_ <= max_ && acceptable(name, r)) {
       if (keep && !name.empty()) {
         if (sink_->count < sink_->capacity)
@@ -320,6 +320,8 @@ private:
   /// The rest of visit, off the good path: records the field's problem.
   [[gnu::noinline, gnu::cold]] void reject(std::string_view name, rule r,
                                            const field_path& path) {
+    if (found_)
+      return;
     if (seen_ > max_) {
       found_ = field_problem{path.render(),
                              "more Secret and ConfigMap references than the "
