@@ -210,18 +210,9 @@ pod_registration::pod_registration(const block& storage, std::string_view ns,
   uid_at_ = static_cast<std::uint32_t>(out - text);
   out = put(out, uid);
   keys_at_ = static_cast<std::uint32_t>(out - text);
-  // Every key starts with "ns/": while that fits copy_slack, one fixed
-  // 16-byte copy of the text's start ("ns\0...") and a '/' write it, the
-  // bytes past it overwritten next (the tail's slack takes the last key's).
-  const bool short_ns = ns.size() < copy_slack;
   for (std::size_t i = 0; i < count; ++i) {
     auto* key = out;
-    if (short_ns) {
-      std::memmove(out, text, copy_slack); // may overlap a short identity
-      out += ns.size();
-    } else {
-      out = put(out, ns);
-    }
+    out = put(out, ns);
     *out++ = '/';
     out = put(out, names[i]);
     auto size = static_cast<std::size_t>(out - key);

@@ -83,15 +83,11 @@ public:
     return object_key(i).text.substr(ns().size() + 1);
   }
 
-  /// The bytes a registration needs behind itself: its object table, its
-  /// text, and `copy_slack` for the constructor's fixed-size copies.
+  /// The bytes a registration needs behind itself.
   static std::size_t tail_size(std::size_t text_size,
                                std::size_t count) noexcept {
-    return count * sizeof(object) + text_size + copy_slack;
+    return count * sizeof(object) + text_size;
   }
-
-  /// Bytes past the text that the constructor may overwrite.
-  static constexpr std::size_t copy_slack = 16;
 
 private:
   struct object {
