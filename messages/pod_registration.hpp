@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/hashed_key.hpp"
 #include "podref/messages/pod.hpp"
+#include "podref/messages/validation.hpp"
 
 namespace podref {
 
@@ -118,6 +120,18 @@ std::string object_key_of(std::string_view ns, std::string_view name);
 
 /// The registration of `p` for resource `r` (Secret or ConfigMap names).
 pod_registration_ptr make_registration(const pod& p, resource r);
+
+/// A pod's registration, or the first reason it cannot have one.
+struct checked_registration {
+  /// Null iff `problem` is set.
+  pod_registration_ptr registration;
+  std::optional<field_problem> problem;
+};
+
+/// find_pod_problem(p), then make_registration(p, r) when there is no
+/// problem, walking p's references once for both (the caller's share of a
+/// registration is the node's throughput limit at one caller thread).
+checked_registration make_checked_registration(const pod& p, resource r);
 
 /// A registration with explicit names (any order, duplicates allowed).
 pod_registration_ptr make_registration(std::string_view ns,

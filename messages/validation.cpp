@@ -48,7 +48,9 @@ struct class_table {
 
 constexpr class_table class_of;
 
-/// The classes of the bytes of `v`, or-ed together.
+/// The classes of the bytes of `v`, or-ed together. (Eight bytes at a time
+/// with SWAR costs more: names are short, a word's arithmetic is ~25
+/// instructions, a byte here ~4.)
 std::uint8_t classes(std::string_view v) noexcept {
   std::uint8_t any = 0;
   for (auto c : v)
@@ -241,18 +243,49 @@ bool acceptable(std::string_view name, rule r) noexcept {
   return false;
 }
 
+/// Where a reference field sits: `list[i].rest`, or, inside a nested list,
+/// `list[i].nested[j].rest`. Plain scalars, so that the good path passes
+/// them in registers; the text is built only for a problem.
+struct field_path {
+  const char* list;
+  std::size_t i;
+  const char* rest;
+  const char* nested = nullptr;
+  std::size_t j = 0;
+
+  std::string render() const {
+    auto out = std::string{list} + "[" + std::to_string(i) + "].";
+    if (nested != nullptr)
+      out.append(nested).append("[").append(std::to_string(j)).append("].");
+    return out.append(rest);
+  }
+};
+
 /// Walks the reference fields of a pod spec in upstream's validation order,
-/// counting them against a limit; stops at the first problem.
+/// counting them against a limit; stops at the first problem. Given a sink,
+/// it also collects the names of one resource as the reference visitors
+/// (pod_references.hpp) yield them: every field validation looks at is one
+/// the visitors may offer, so one walk serves both.
 class reference_walk {
 public:
-  explicit reference_walk(std::size_t max_references) noexcept
-    : max_(max_references) {
+  explicit reference_walk(std::size_t max_references,
+                          reference_views* sink = nullptr) noexcept
+    : max_(max_references),
+      sink_(sink),
+      secrets_(sink != nullptr && sink->of == resource::secrets),
+      config_maps_(sink != nullptr && sink->of == resource::config_maps) {
     // nop
   }
 
   std::optional<field_problem> run(const pod_spec& spec) {
-    for (std::size_t i = 0; i < spec.volumes.size() && !found_; ++i)
-      volume_refs(spec.volumes[i], i);
+    // Range loops with their own counters: an index loop re-reads the
+    // vector's size (a division) after every opaque call.
+    std::size_t i = 0;
+    for (const auto& v : spec.volumes) {
+      volume_refs(v, i++);
+      if (found_)
+        return std::move(found_);
+    }
     // Most pods have no init or ephemeral containers: skip the call.
     if (!spec.containers.empty())
       containers(spec.containers, "containers");
@@ -260,121 +293,145 @@ public:
       containers(spec.init_containers, "initContainers");
     if (!spec.ephemeral_containers.empty())
       containers(spec.ephemeral_containers, "ephemeralContainers");
-    for (std::size_t i = 0; i < spec.image_pull_secrets.size(); ++i)
-      visit(spec.image_pull_secrets[i].name, rule::any, [&] {
-        return "imagePullSecrets[" + std::to_string(i) + "].name";
-      });
+    i = 0;
+    for (const auto& ref : spec.image_pull_secrets)
+      visit(ref.name, rule::any, secrets_, {"imagePullSecrets", i++, "name"});
     return std::move(found_);
   }
 
 private:
-  /// Checks one reference field; `path` renders its path, only on a problem.
-  template <class Path>
-  void visit(std::string_view name, rule r, Path path) {
+  /// Checks one reference field at `path`. `keep`: the visitors offer this
+  /// field for the sink's resource (they skip it when empty).
+  void visit(std::string_view name, rule r, bool keep, field_path path) {
+    // The good path decides without building check()'s optional string.
+    // After a problem the walk may still visit a few fields: reject()
+    // keeps the first problem, and the names no longer matter.
+    if (++seen_ <= max_ && acceptable(name, r)) {
+      if (keep && !name.empty()) {
+        if (sink_->count < sink_->capacity)
+          sink_->out[sink_->count] = name;
+        ++sink_->count;
+      }
+      return;
+    }
+    reject(name, r, path);
+  }
+
+  /// The rest of visit, off the good path: records the field's problem.
+  [[gnu::noinline, gnu::cold]] void reject(std::string_view name, rule r,
+                                           const field_path& path) {
     if (found_)
       return;
-    if (++seen_ > max_) {
-      found_ = field_problem{path(),
+    if (seen_ > max_) {
+      found_ = field_problem{path.render(),
                              "more Secret and ConfigMap references than the "
                              "limit of "
                                + std::to_string(max_) + " per pod"};
       return;
     }
-    // The good path decides without building check()'s optional string.
-    if (acceptable(name, r))
-      return;
     if (auto problem = check(name, r))
-      found_ = field_problem{path(), std::move(*problem)};
+      found_ = field_problem{path.render(), std::move(*problem)};
   }
 
   void volume_refs(const volume& v, std::size_t i) {
     auto at = [i](const char* rest) {
-      return "volumes[" + std::to_string(i) + "]." + rest;
+      return field_path{"volumes", i, rest};
     };
-    if (v.azure_file)
-      visit(v.azure_file->secret_name, rule::required,
-            [&] { return at("azureFile.secretName"); });
-    if (v.cephfs && v.cephfs->secret_ref)
-      visit(v.cephfs->secret_ref->name, rule::any,
-            [&] { return at("cephfs.secretRef.name"); });
-    if (v.cinder && v.cinder->secret_ref)
-      visit(v.cinder->secret_ref->name, rule::required,
-            [&] { return at("cinder.secretRef.name"); });
-    if (v.flex_volume && v.flex_volume->secret_ref)
-      visit(v.flex_volume->secret_ref->name, rule::any,
-            [&] { return at("flexVolume.secretRef.name"); });
-    if (v.projected) {
-      const auto& sources = v.projected->sources;
-      for (std::size_t j = 0; j < sources.size(); ++j) {
-        auto src = [&](const char* rest) {
-          return at("projected.sources[") + std::to_string(j) + "]." + rest;
-        };
-        if (sources[j].secret)
-          visit(sources[j].secret->name, rule::required,
-                [&] { return src("secret.name"); });
-        if (sources[j].config_map)
-          visit(sources[j].config_map->name, rule::required,
-                [&] { return src("configMap.name"); });
-      }
+    // The secret visitor's else-if chain: only the first source set yields
+    // its name; validation checks the same sources in the chain's order.
+    bool open = secrets_;
+    auto secret_ref = [&](const std::optional<secret_ref_volume_source>& src,
+                          rule r, const char* rest) {
+      if (!src)
+        return;
+      if (src->secret_ref)
+        visit(src->secret_ref->name, r, open, at(rest));
+      open = false;
+    };
+    if (v.azure_file) {
+      visit(v.azure_file->secret_name, rule::required, open,
+            at("azureFile.secretName"));
+      open = false;
     }
-    if (v.rbd && v.rbd->secret_ref)
-      visit(v.rbd->secret_ref->name, rule::any,
-            [&] { return at("rbd.secretRef.name"); });
-    if (v.secret)
-      visit(v.secret->secret_name, rule::required,
-            [&] { return at("secret.secretName"); });
-    if (v.scale_io && v.scale_io->secret_ref)
-      visit(v.scale_io->secret_ref->name, rule::any,
-            [&] { return at("scaleIO.secretRef.name"); });
-    if (v.iscsi && v.iscsi->secret_ref)
-      visit(v.iscsi->secret_ref->name, rule::any,
-            [&] { return at("iscsi.secretRef.name"); });
-    if (v.storageos && v.storageos->secret_ref)
-      visit(v.storageos->secret_ref->name, rule::required,
-            [&] { return at("storageos.secretRef.name"); });
+    secret_ref(v.cephfs, rule::any, "cephfs.secretRef.name");
+    secret_ref(v.cinder, rule::required, "cinder.secretRef.name");
+    secret_ref(v.flex_volume, rule::any, "flexVolume.secretRef.name");
+    if (v.projected) {
+      std::size_t j = 0;
+      for (const auto& source : v.projected->sources) {
+        auto src = [&](const char* rest) {
+          return field_path{"volumes", i, rest, "projected.sources", j};
+        };
+        if (source.secret)
+          visit(source.secret->name, rule::required, open,
+                src("secret.name"));
+        // A projected volume shadows the configMap source.
+        if (source.config_map)
+          visit(source.config_map->name, rule::required, config_maps_,
+                src("configMap.name"));
+        ++j;
+      }
+      open = false;
+    }
+    secret_ref(v.rbd, rule::any, "rbd.secretRef.name");
+    if (v.secret) {
+      visit(v.secret->secret_name, rule::required, open,
+            at("secret.secretName"));
+      open = false;
+    }
+    secret_ref(v.scale_io, rule::any, "scaleIO.secretRef.name");
+    secret_ref(v.iscsi, rule::any, "iscsi.secretRef.name");
+    secret_ref(v.storageos, rule::required, "storageos.secretRef.name");
     // Upstream reports an invalid name at csi.name; the field is named here.
+    // The last link of the chain: `open` needs no update.
     if (v.csi && v.csi->node_publish_secret_ref)
       visit(v.csi->node_publish_secret_ref->name, rule::required_subdomain,
-            [&] { return at("csi.nodePublishSecretRef.name"); });
+            open, at("csi.nodePublishSecretRef.name"));
     if (v.config_map)
-      visit(v.config_map->name, rule::required,
-            [&] { return at("configMap.name"); });
+      visit(v.config_map->name, rule::required, config_maps_ && !v.projected,
+            at("configMap.name"));
   }
 
   void containers(const std::vector<container>& list, const char* key) {
-    for (std::size_t i = 0; i < list.size() && !found_; ++i) {
-      const auto& c = list[i];
-      auto at = [&](const char* field, std::size_t j, const char* rest) {
-        return std::string{key} + "[" + std::to_string(i) + "]." + field
-               + "[" + std::to_string(j) + "]." + rest;
+    std::size_t i = 0;
+    for (const auto& c : list) {
+      std::size_t j = 0;
+      auto at = [&](const char* field, const char* rest) {
+        return field_path{key, i, rest, field, j};
       };
-      for (std::size_t j = 0; j < c.env.size(); ++j) {
-        const auto& from = c.env[j].value_from;
-        if (!from)
-          continue;
-        if (from->secret_key_ref)
-          visit(from->secret_key_ref->name, rule::subdomain, [&] {
-            return at("env", j, "valueFrom.secretKeyRef.name");
-          });
-        if (from->config_map_key_ref)
-          visit(from->config_map_key_ref->name, rule::subdomain, [&] {
-            return at("env", j, "valueFrom.configMapKeyRef.name");
-          });
+      for (const auto& var : c.env) {
+        if (const auto& from = var.value_from) {
+          if (from->secret_key_ref)
+            visit(from->secret_key_ref->name, rule::subdomain, secrets_,
+                  at("env", "valueFrom.secretKeyRef.name"));
+          if (from->config_map_key_ref)
+            visit(from->config_map_key_ref->name, rule::subdomain,
+                  config_maps_, at("env", "valueFrom.configMapKeyRef.name"));
+        }
+        ++j;
       }
-      for (std::size_t j = 0; j < c.env_from.size(); ++j) {
-        const auto& from = c.env_from[j];
+      j = 0;
+      for (const auto& from : c.env_from) {
         if (from.config_map_ref)
           visit(from.config_map_ref->name, rule::required_subdomain_prefix,
-                [&] { return at("envFrom", j, "configMapRef.name"); });
+                config_maps_, at("envFrom", "configMapRef.name"));
         if (from.secret_ref)
           visit(from.secret_ref->name, rule::required_subdomain_prefix,
-                [&] { return at("envFrom", j, "secretRef.name"); });
+                secrets_, at("envFrom", "secretRef.name"));
+        ++j;
       }
+      if (found_)
+        return;
+      ++i;
     }
   }
 
   std::size_t max_;
   std::size_t seen_ = 0;
+  reference_views* sink_;
+  /// The sink's resource; both false without a sink.
+  bool secrets_;
+  bool config_maps_;
   std::optional<field_problem> found_;
 };
 
@@ -454,20 +511,36 @@ std::optional<field_problem> find_reference_problem(const pod_spec& spec,
   return reference_walk{max_references}.run(spec);
 }
 
-std::optional<field_problem> find_pod_problem(const pod& p) {
+namespace {
+
+std::optional<field_problem> find_pod_problem(const pod& p,
+                                              reference_views* sink) {
   const auto& meta = p.metadata;
-  if (auto problem = namespace_problem(meta.ns))
-    return field_problem{"metadata.namespace", std::move(*problem)};
-  if (auto problem = object_name_problem(meta.name))
-    return field_problem{"metadata.name", std::move(*problem)};
+  // The checks first: the *_problem texts only once one fails (an empty
+  // text fails them too).
+  if (!is_dns1123_label(meta.ns))
+    return field_problem{"metadata.namespace", *namespace_problem(meta.ns)};
+  if (!is_dns1123_subdomain(meta.name))
+    return field_problem{"metadata.name", *object_name_problem(meta.name)};
   // The API server sets the uid; the managers key registrations by it.
   if (meta.uid.empty())
     return field_problem{"metadata.uid", required_value()};
-  if (auto bad = find_reference_problem(p.spec)) {
+  auto bad = reference_walk{std::numeric_limits<std::size_t>::max(), sink}
+               .run(p.spec);
+  if (bad)
     bad->path.insert(0, "spec.");
-    return bad;
-  }
-  return std::nullopt;
+  return bad;
+}
+
+} // namespace
+
+std::optional<field_problem> find_pod_problem(const pod& p) {
+  return find_pod_problem(p, nullptr);
+}
+
+std::optional<field_problem> find_pod_problem(const pod& p,
+                                              reference_views& names) {
+  return find_pod_problem(p, &names);
 }
 
 } // namespace podref

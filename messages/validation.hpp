@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "podref/messages/api_object.hpp"
 #include "podref/messages/pod.hpp"
 
 namespace podref {
@@ -114,5 +115,23 @@ find_reference_problem(const pod_spec& spec,
 /// (`metadata.uid`, `spec.volumes[2].secret.secretName`). nullopt when `p`
 /// may be registered.
 std::optional<field_problem> find_pod_problem(const pod& p);
+
+/// Where the one-walk find_pod_problem puts the names it collects: views of
+/// the pod's strings, stored into `out` up to `capacity`; `count` counts
+/// them all, past `capacity` too (the caller then collects again with room
+/// for all).
+struct reference_views {
+  resource of;
+  std::string_view* out;
+  std::size_t capacity;
+  std::size_t count = 0;
+};
+
+/// find_pod_problem(p), walking p's references once for validation and for
+/// `names`: it collects the names secret_name_views (or
+/// config_map_name_views, as `names.of` says) yields, each as often, in
+/// another order. They are complete only when no problem is found.
+std::optional<field_problem> find_pod_problem(const pod& p,
+                                              reference_views& names);
 
 } // namespace podref

@@ -273,12 +273,16 @@ result<void> object_manager::register_pod(const pod& p) {
     return shut_down_error();
   // Checked here, on the caller's thread: a rejected pod never reaches the
   // manager, so the registered state cannot change.
-  if (auto bad = find_pod_problem(p))
+  // Get keeps no registrations: it only validates.
+  auto checked = impl_->keeps_registrations()
+                   ? make_checked_registration(p, impl_->res)
+                   : checked_registration{nullptr, find_pod_problem(p)};
+  if (const auto& bad = checked.problem)
     return invalid_pod_error(p.metadata.ns, p.metadata.name, bad->path,
                              bad->problem);
-  if (!impl_->keeps_registrations())
-    return {};
-  impl_->enqueue(detail::command::kind::reg, make_registration(p, impl_->res));
+  if (checked.registration)
+    impl_->enqueue(detail::command::kind::reg,
+                   std::move(checked.registration));
   return {};
 }
 

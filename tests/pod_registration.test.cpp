@@ -137,6 +137,45 @@ TEST_CASE("many names take the general sort", "[pod_registration]") {
   check_keys(*reg);
 }
 
+TEST_CASE("a few names sort as strings do, duplicates dropped",
+          "[pod_registration]") {
+  // The inline sort for up to 16 names: lengths on both sides of 4 and 8,
+  // shared prefixes past a word, bytes above 0x7f (unsigned, as std::string
+  // compares), zero bytes, prefixes of each other, and twins in every
+  // position.
+  const strings pool = {"a",
+                        "b",
+                        "ab",
+                        "s-1",
+                        "s-10",
+                        "s-2",
+                        "s-10a",
+                        "s-1000",
+                        "s-1001",
+                        "t-1000",
+                        std::string("s-1\0", 4),
+                        std::string("s-1\0\0\0\0\0\0x", 10),
+                        "config-map-00",
+                        "config-map-01",
+                        "config-map-0",
+                        "config-map-long-shared-prefix-a",
+                        "config-map-long-shared-prefix-b",
+                        "config-map-long-shared-prefix",
+                        std::string("x\x80"),
+                        std::string("x\x7f"),
+                        std::string("x\xff-long-enough-for-a-word"),
+                        std::string("x\x01-long-enough-for-a-word")};
+  std::mt19937 rng{11};
+  for (int round = 0; round < 2000; ++round) {
+    strings names(rng() % 17);
+    for (auto& x : names)
+      x = pool[rng() % pool.size()];
+    auto reg = make_registration("ns", "pod", "uid", names);
+    std::set<std::string> expected(names.begin(), names.end());
+    REQUIRE(object_names(*reg) == strings(expected.begin(), expected.end()));
+  }
+}
+
 TEST_CASE("a pod's registration holds the names its visitors yield",
           "[pod_registration]") {
   // 3 and 40 secrets: within and past the inline room for the names.

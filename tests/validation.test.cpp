@@ -119,6 +119,57 @@ TEST_CASE("DNS-1123 subdomains at their edges") {
   }
 }
 
+TEST_CASE("every byte at every position of short names is classified "
+          "as the regexes do") {
+  // The checks read names eight bytes at a time (and shorter names with
+  // overlapping loads): a plain byte-by-byte model must agree for any byte
+  // anywhere, at every length around the word edges.
+  auto alnum = [](unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  };
+  auto label = [&](const std::string& v) {
+    if (v.empty() || v.size() > 63 || !alnum(v.front()) || !alnum(v.back()))
+      return false;
+    for (unsigned char c : v)
+      if (!alnum(c) && c != '-')
+        return false;
+    return true;
+  };
+  auto subdomain = [&](const std::string& v) {
+    if (v.empty() || v.size() > 253 || !alnum(v.front()) || !alnum(v.back()))
+      return false;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      unsigned char c = v[i];
+      if (c == '.' ? !alnum(v[i - 1]) || !alnum(v[i + 1])
+                   : !alnum(c) && c != '-')
+        return false;
+    }
+    return true;
+  };
+  std::size_t valid = 0;
+  for (std::size_t n = 1; n <= 19; ++n) {
+    for (std::size_t at = 0; at < n; ++at) {
+      for (int b = 0; b < 256; ++b) {
+        auto v = std::string(n, 'a');
+        v[at] = static_cast<char>(b);
+        INFO("length " << n << ", byte " << b << " at " << at);
+        REQUIRE(is_dns1123_label(v) == label(v));
+        REQUIRE(is_dns1123_subdomain(v) == subdomain(v));
+        // The same byte next to a dot, and a second one at the end.
+        if (n >= 3 && at + 1 < n) {
+          v[at + 1] = '.';
+          REQUIRE(is_dns1123_subdomain(v) == subdomain(v));
+          v[n - 1] = static_cast<char>(b);
+          REQUIRE(is_dns1123_subdomain(v) == subdomain(v));
+          REQUIRE(is_dns1123_label(v) == label(v));
+        }
+        valid += label(v) ? 1 : 0;
+      }
+    }
+  }
+  CHECK(valid > 1000);
+}
+
 // -- field errors -------------------------------------------------------------
 
 TEST_CASE("field errors read as the API server words them") {
