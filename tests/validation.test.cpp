@@ -121,9 +121,9 @@ TEST_CASE("DNS-1123 subdomains at their edges") {
 
 TEST_CASE("every byte at every position of short names is classified "
           "as the regexes do") {
-  // The checks read names eight bytes at a time (and shorter names with
-  // overlapping loads): a plain byte-by-byte model must agree for any byte
-  // anywhere, at every length around the word edges.
+  // The checks classify bytes through a table and decide on the or-ed
+  // classes: a plain byte-by-byte model must agree for any byte anywhere,
+  // next to a dot, and at either end.
   auto alnum = [](unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
   };
