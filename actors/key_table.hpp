@@ -76,7 +76,8 @@ public:
   }
 
   /// Asks the CPU to load the index cell where a lookup of `hash` starts.
-  void prefetch(std::size_t hash) const noexcept {
+  /// Always inlined: GCC drops calls to outlined prefetch-only functions.
+  [[gnu::always_inline]] void prefetch(std::size_t hash) const noexcept {
     if (cells_)
       __builtin_prefetch(&cells_[tag_of(hash) & mask_]);
   }

@@ -87,7 +87,7 @@ public:
   }
 
   /// Asks the CPU to load where a lookup of `uid` starts.
-  void prefetch(hashed_key uid) const noexcept {
+  [[gnu::always_inline]] void prefetch(hashed_key uid) const noexcept {
     index_.prefetch(uid.hash);
   }
 
