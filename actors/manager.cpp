@@ -475,14 +475,15 @@ void fill_window(manager_state& st, std::size_t& takes) {
 }
 
 /// Starts loading the table cells the lookups of `cmd` start at; its
-/// registration was prefetched when it entered the window. Always inlined:
+/// registration was prefetched when it entered the window. An unregister
+/// carries the pod's uid too, whose cell releasing the uid visits (when the
+/// caller passed another uid, a cell is loaded for nothing). Always inlined:
 /// GCC deems a function that only prefetches pure and drops an outlined
 /// call to it (measured: no prefetch of a cell was ever issued).
 [[gnu::always_inline]] inline void
 prefetch_cells(const manager_state& st, const detail::command& cmd) {
   st.pods.prefetch(cmd.reg->pod_key().hash);
-  if (cmd.what == detail::command::kind::reg)
-    st.uids.prefetch(cmd.reg->uid_key());
+  st.uids.prefetch(cmd.reg->uid_key());
 }
 
 /// Applies up to `limit` commands from the inbox, taking it at most
