@@ -456,8 +456,7 @@ void on_source_down(self_ptr self, const caf::actor_addr& who) {
 constexpr std::size_t drain_batch = 4096;
 
 /// Moves commands from the batch (taking the inbox when it is empty, at
-/// most `takes` more times) into the window until it is full, starting the
-/// load of their registrations: callers built them on other cores.
+/// most `takes` more times) into the window until it is full.
 void fill_window(manager_state& st, std::size_t& takes) {
   constexpr auto cap = manager_state::window_capacity;
   while (st.window_size < cap) {
@@ -467,9 +466,7 @@ void fill_window(manager_state& st, std::size_t& takes) {
       --takes;
       st.pending = st.cfg.inbox->take();
     }
-    auto* cmd = st.pending.pop();
-    __builtin_prefetch(cmd->reg.get());
-    st.window[(st.window_first + st.window_size) % cap].reset(cmd);
+    st.window[(st.window_first + st.window_size) % cap] = st.pending.pop();
     ++st.window_size;
   }
 }
@@ -503,11 +500,11 @@ bool apply_commands(self_ptr self, std::size_t limit, std::size_t takes) {
     st.window_first = (st.window_first + 1) % cap;
     --st.window_size;
     if (st.window_size > 0)
-      prefetch_cells(st, *st.window[st.window_first]);
-    if (cmd->what == detail::command::kind::reg)
-      pods += register_pod(self, std::move(cmd->reg)) ? 1 : 0;
+      prefetch_cells(st, st.window[st.window_first]);
+    if (cmd.what == detail::command::kind::reg)
+      pods += register_pod(self, std::move(cmd.reg)) ? 1 : 0;
     else
-      pods -= unregister_pod(self, *cmd->reg) ? 1 : 0;
+      pods -= unregister_pod(self, *cmd.reg) ? 1 : 0;
   }
   // One write per batch on the shared counters' line, not one per command.
   count_pods(self, pods);

@@ -156,7 +156,7 @@ struct manager_state {
   /// window holds the next few, so that what they touch is loaded ahead.
   detail::command_batch pending;
   static constexpr std::size_t window_capacity = 4;
-  std::array<std::unique_ptr<detail::command>, window_capacity> window;
+  std::array<detail::command, window_capacity> window;
   std::size_t window_first = 0;
   std::size_t window_size = 0;
   std::uint64_t spawned = 0;

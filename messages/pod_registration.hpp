@@ -28,6 +28,11 @@
 
 namespace podref {
 
+namespace detail {
+class command_batch;
+class command_inbox;
+} // namespace detail
+
 class pod_registration {
 public:
   /// The storage of one registration; only make_registration has one.
@@ -90,10 +95,23 @@ public:
   }
 
 private:
+  friend class detail::command_batch;
+  friend class detail::command_inbox;
+
   struct object {
     std::uint32_t at;
     std::uint32_t size;
     std::size_t hash;
+  };
+
+  /// While a registration waits in a command inbox (runtime/detail), it is
+  /// its own queue node and holds the inbox's reference to itself, so a
+  /// call allocates no node for the trip. Only the inbox touches it; a
+  /// registration waits in at most one inbox at a time.
+  struct transit_link {
+    const pod_registration* next = nullptr;
+    std::shared_ptr<const pod_registration> self;
+    std::uint8_t kind = 0;
   };
 
   std::string_view view(std::size_t from, std::size_t to) const noexcept {
@@ -111,6 +129,7 @@ private:
   std::uint32_t count_;
   std::size_t key_hash_;
   std::size_t uid_hash_;
+  mutable transit_link transit_;
 };
 
 using pod_registration_ptr = std::shared_ptr<const pod_registration>;

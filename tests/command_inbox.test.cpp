@@ -21,13 +21,16 @@ pod_registration_ptr reg(int i) {
   return make_registration("ns", "pod-" + std::to_string(i), "uid", {});
 }
 
-/// Takes everything and returns the pod names in batch order.
+/// Takes everything and returns the pod names in batch order, each with
+/// "-" appended for an unregistration.
 std::vector<std::string> take_names(command_inbox& box) {
   std::vector<std::string> res;
   auto batch = box.take();
   while (!batch.empty()) {
-    std::unique_ptr<command> cmd{batch.pop()};
-    res.emplace_back(cmd->reg->name());
+    auto cmd = batch.pop();
+    res.emplace_back(cmd.reg->name());
+    if (cmd.what == command::kind::unreg)
+      res.back() += '-';
   }
   return res;
 }
@@ -48,7 +51,8 @@ TEST_CASE("commands come out in push order; only the first push wakes") {
   CHECK_FALSE(box.push(command::kind::unreg, reg(1)));
   CHECK_FALSE(box.push(command::kind::reg, reg(2)));
   CHECK(box.unapplied() == 3);
-  CHECK(take_names(box) == std::vector<std::string>{"pod-0", "pod-1", "pod-2"});
+  CHECK(take_names(box)
+        == std::vector<std::string>{"pod-0", "pod-1-", "pod-2"});
   CHECK(box.idle());
   // Taken is not applied: the backlog shrinks only when the consumer says.
   CHECK(box.unapplied() == 3);
@@ -71,9 +75,9 @@ TEST_CASE("a waiting registration is kept alive by the inbox alone") {
     CHECK_FALSE(first.expired());
     {
       auto batch = box.take();
-      std::unique_ptr<command> cmd{batch.pop()};
-      CHECK(cmd->reg.use_count() == 1); // the inbox's reference, handed over
-      CHECK_FALSE(second.expired());    // still waiting in the batch
+      auto cmd = batch.pop();
+      CHECK(cmd.reg.use_count() == 1); // the inbox's reference, handed over
+      CHECK_FALSE(second.expired());   // still waiting in the batch
     }
     CHECK(first.expired());
     CHECK(second.expired()); // the batch dropped what nobody took

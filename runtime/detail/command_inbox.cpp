@@ -6,21 +6,21 @@ namespace podref::detail {
 
 namespace {
 
-void free_list(command* x) noexcept {
-  while (x != nullptr)
-    delete std::exchange(x, x->next);
+/// Drops the inbox's references of a list of waiting registrations.
+void free_list(const pod_registration* x) noexcept {
+  command_batch drop{x};
 }
 
 } // namespace
 
 command_batch& command_batch::operator=(command_batch&& other) noexcept {
-  free_list(first_);
-  first_ = std::exchange(other.first_, nullptr);
+  free_list(std::exchange(first_, std::exchange(other.first_, nullptr)));
   return *this;
 }
 
 command_batch::~command_batch() {
-  free_list(first_);
+  while (first_ != nullptr)
+    pop();
 }
 
 command_inbox::~command_inbox() {
@@ -44,11 +44,14 @@ bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
       && !closed_.load(std::memory_order_relaxed))
     wait_for_room();
   pushed_.fetch_add(1, std::memory_order_relaxed);
-  auto* x = new command{what, std::move(reg), nullptr};
+  const auto* x = reg.get();
+  auto& link = x->transit_;
+  link.kind = static_cast<std::uint8_t>(what);
+  link.self = std::move(reg);
   auto* head = head_.load(std::memory_order_relaxed);
   do {
-    x->next = head;
-    // Release: the consumer that takes x sees the registration it carries.
+    link.next = head;
+    // Release: the consumer that takes x sees the registration and link.
   } while (!head_.compare_exchange_weak(head, x, std::memory_order_release,
                                         std::memory_order_relaxed));
   return head == nullptr;
@@ -92,10 +95,11 @@ command_batch command_inbox::take() noexcept {
   // means no node is ever popped alone, so there is no ABA problem.
   auto* newest = head_.exchange(nullptr, std::memory_order_acquire);
   // The stack holds the newest first: reverse it into push order.
-  command* oldest = nullptr;
+  const pod_registration* oldest = nullptr;
   while (newest != nullptr) {
-    auto* next = newest->next;
-    newest->next = oldest;
+    auto& link = newest->transit_;
+    auto* next = link.next;
+    link.next = oldest;
     oldest = newest;
     newest = next;
   }

@@ -38,12 +38,13 @@
 
 namespace podref::detail {
 
+/// What a caller asks of the manager. In the inbox a command is its
+/// registration (see pod_registration's transit link): no node per call.
 struct command {
   enum class kind : std::uint8_t { reg, unreg };
 
   kind what = kind::reg;
   pod_registration_ptr reg;
-  command* next = nullptr;
 };
 
 /// A FIFO list of commands owned by the consumer.
@@ -51,7 +52,8 @@ class command_batch {
 public:
   command_batch() = default;
 
-  explicit command_batch(command* first) noexcept : first_(first) {
+  explicit command_batch(const pod_registration* first) noexcept
+    : first_(first) {
     // nop
   }
 
@@ -72,15 +74,15 @@ public:
 
   /// Removes the oldest command and hands it to the caller; requires
   /// !empty().
-  command* pop() noexcept {
-    auto* x = first_;
-    first_ = x->next;
-    x->next = nullptr;
-    return x;
+  command pop() noexcept {
+    auto& link = first_->transit_;
+    first_ = link.next;
+    link.next = nullptr;
+    return {static_cast<command::kind>(link.kind), std::move(link.self)};
   }
 
 private:
-  command* first_ = nullptr;
+  const pod_registration* first_ = nullptr;
 };
 
 class command_inbox {
@@ -98,7 +100,9 @@ public:
   ~command_inbox();
 
   /// Pushes a command, first waiting while the backlog is over the bound
-  /// (see above); true iff the inbox was empty.
+  /// (see above); true iff the inbox was empty. `reg` must not be waiting
+  /// in an inbox already (make a registration per call, as the facade
+  /// does).
   bool push(command::kind what, pod_registration_ptr reg);
 
   /// The consumer applied `n` commands it took.
@@ -137,7 +141,7 @@ private:
   // sides write moves between their cores once per command.
 
   /// The newest command; each links to the one pushed before it.
-  alignas(64) std::atomic<command*> head_{nullptr};
+  alignas(64) std::atomic<const pod_registration*> head_{nullptr};
   /// Commands pushed (written by callers only).
   alignas(64) std::atomic<std::int64_t> pushed_{0};
   /// Commands applied (written by the consumer only, once per batch).
