@@ -472,7 +472,7 @@ void fill_window(manager_state& st, std::size_t& takes) {
 }
 
 /// Starts loading the table cells the lookups of `cmd` start at; its
-/// registration was prefetched when it entered the window. An unregister
+/// registration was loaded when take() walked the batch. An unregister
 /// carries the pod's uid too, whose cell releasing the uid visits (when the
 /// caller passed another uid, a cell is loaded for nothing). Always inlined:
 /// GCC deems a function that only prefetches pure and drops an outlined
