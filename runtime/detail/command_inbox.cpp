@@ -1,5 +1,6 @@
 #include "podref/runtime/detail/command_inbox.hpp"
 
+#include <cassert>
 #include <utility>
 
 namespace podref::detail {
@@ -46,6 +47,9 @@ bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
   pushed_.fetch_add(1, std::memory_order_relaxed);
   const auto* x = reg.get();
   auto& link = x->transit_;
+  // A registration waits in one inbox at a time: a second push would link
+  // it to itself.
+  assert(!link.self && "registration already waiting in an inbox");
   link.kind = static_cast<std::uint8_t>(what);
   link.self = std::move(reg);
   auto* head = head_.load(std::memory_order_relaxed);
