@@ -217,8 +217,7 @@ void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid) {
   st.cfg.read_side->counters.referenced_objects.fetch_sub(
     1, std::memory_order_relaxed);
   // Nothing referenced and nothing waiting: keep no idle actor around.
-  if (st.objects.empty() && st.window_size == 0 && st.pending.empty()
-      && (!st.cfg.inbox || st.cfg.inbox->idle()))
+  if (st.objects.empty() && (!st.cfg.inbox || st.cfg.inbox->idle()))
     for (auto& hdl : st.reflector_pool.drain())
       self->send(hdl, r_stop_atom::value);
 }
@@ -455,68 +454,85 @@ void on_source_down(self_ptr self, const caf::actor_addr& who) {
 /// Commands one drain message applies before yielding to other messages.
 constexpr std::size_t drain_batch = 4096;
 
-/// Moves commands from the batch (taking the inbox when it is empty, at
-/// most `takes` more times) into the window until it is full.
-void fill_window(manager_state& st, std::size_t& takes) {
-  constexpr auto cap = manager_state::window_capacity;
-  while (st.window_size < cap) {
-    if (st.pending.empty()) {
-      if (takes == 0 || st.cfg.inbox->idle())
-        return;
-      --takes;
-      st.pending = st.cfg.inbox->take();
-    }
-    st.window[(st.window_first + st.window_size) % cap] = st.pending.pop();
-    ++st.window_size;
-  }
-}
+/// How far ahead of the command it applies the manager starts loading what
+/// the next ones touch: the registration `head_ahead` commands ahead, and
+/// for the one `tail_ahead` ahead, whose registration has arrived by then,
+/// its object table and text and the table cells its lookups start at.
+/// The registrations come from the callers' cores; loading several at once
+/// hides most of that latency.
+constexpr std::size_t head_ahead = 8;
+constexpr std::size_t tail_ahead = 4;
 
-/// Starts loading the table cells the lookups of `cmd` start at; its
-/// registration was loaded when take() walked the batch. An unregister
-/// carries the pod's uid too, whose cell releasing the uid visits (when the
-/// caller passed another uid, a cell is loaded for nothing). Always inlined:
-/// GCC deems a function that only prefetches pure and drops an outlined
-/// call to it (measured: no prefetch of a cell was ever issued).
+/// Starts loading the table cells the lookups of `reg`'s command start at.
+/// An unregister carries the pod's uid too, whose cell releasing the uid
+/// visits (when the caller passed another uid, a cell is loaded for
+/// nothing). Always inlined: GCC deems a function that only prefetches
+/// pure and drops an outlined call to it (measured: no prefetch of a cell
+/// was ever issued).
 [[gnu::always_inline]] inline void
-prefetch_cells(const manager_state& st, const detail::command& cmd) {
-  st.pods.prefetch(cmd.reg->pod_key().hash);
-  st.uids.prefetch(cmd.reg->uid_key());
+prefetch_cells(const manager_state& st, const pod_registration& reg) {
+  st.pods.prefetch(reg.pod_key().hash);
+  st.uids.prefetch(reg.uid_key());
 }
 
-/// Applies up to `limit` commands from the inbox, taking it at most
-/// `takes` times; true if some are left.
-bool apply_commands(self_ptr self, std::size_t limit, std::size_t takes) {
+/// Applies, in ticket order, the commands drawn before ticket `end`, at
+/// most `limit`. A command drawn and not stored yet is waited for if
+/// `wait` (catching up with pushes that happened before), else the
+/// manager stops there.
+void apply_commands(self_ptr self, std::uint64_t end, std::size_t limit,
+                    bool wait) {
   auto& st = self->state;
-  if (!st.cfg.inbox)
-    return false;
-  constexpr auto cap = manager_state::window_capacity;
-  std::int64_t applied = 0;
+  auto& box = *st.cfg.inbox;
+  std::size_t applied = 0;
   std::int64_t pods = 0;
-  for (; static_cast<std::size_t>(applied) < limit; ++applied) {
-    fill_window(st, takes);
-    if (st.window_size == 0)
-      break;
-    auto cmd = std::move(st.window[st.window_first]);
-    st.window_first = (st.window_first + 1) % cap;
-    --st.window_size;
-    if (st.window_size > 0)
-      prefetch_cells(st, st.window[st.window_first]);
+  detail::command cmd;
+  while (applied < limit && box.popped() != end) {
+    // Not past the batch: the callers are writing the slots there, and
+    // reading their lines would take them away from the callers' cores.
+    auto left = end - box.popped();
+    if (left > head_ahead)
+      if (auto* x = box.peek(head_ahead))
+        x->prefetch_head();
+    if (left > tail_ahead)
+      if (auto* x = box.peek(tail_ahead)) {
+        x->prefetch_tail();
+        prefetch_cells(st, *x);
+      }
+    if (!box.try_pop(cmd)) {
+      if (!wait)
+        break;
+      box.wait_for_next();
+      continue;
+    }
+    ++applied;
     if (cmd.what == detail::command::kind::reg)
       pods += register_pod(self, std::move(cmd.reg)) ? 1 : 0;
     else
       pods -= unregister_pod(self, *cmd.reg) ? 1 : 0;
+    cmd.reg.reset();
   }
   // One write per batch on the shared counters' line, not one per command.
   count_pods(self, pods);
   if (applied > 0)
-    st.cfg.inbox->applied(static_cast<std::size_t>(applied));
-  return st.window_size > 0 || !st.pending.empty() || !st.cfg.inbox->idle();
+    box.applied(applied);
 }
 
 /// Applies every command pushed before the current message was sent.
 void catch_up(self_ptr self) {
-  constexpr auto all = std::numeric_limits<std::size_t>::max();
-  apply_commands(self, all, all);
+  if (auto& box = self->state.cfg.inbox)
+    apply_commands(self, box->drawn(), std::numeric_limits<std::size_t>::max(),
+                   true);
+}
+
+/// Applies what was pushed when the drain message arrived (at most
+/// drain_batch commands); true if the manager must send itself another:
+/// commands are left, and no push is to wake it.
+bool drain(self_ptr self) {
+  auto& box = self->state.cfg.inbox;
+  if (!box)
+    return false;
+  apply_commands(self, box->drawn(), drain_batch, false);
+  return !box->park();
 }
 
 } // namespace
@@ -607,14 +623,14 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
       return caf::ok_atom::value;
     },
     [self](drain_atom) {
-      // Yield to other messages between batches; the inbox's pushers send
-      // one drain per batch, so re-arm while commands are left. One take
-      // per drain: a manager that keeps up with its callers and takes again
-      // at once gets one command per take, and the inbox's head, each
-      // command and its registration move between the cores one by one
-      // (measured: churn-warm at a third of its rate). Re-arming through
-      // the mailbox lets the next batch grow meanwhile.
-      if (apply_commands(self, drain_batch, 1))
+      // Yield to other messages between batches: re-arm while commands are
+      // left. One batch per drain, what was pushed when it began: a manager
+      // that keeps up with its callers and chases them command by command
+      // moves each slot's line and each registration between the cores one
+      // by one (measured with the list this inbox replaced: churn-warm at a
+      // third of its rate). Re-arming through the mailbox lets the next
+      // batch grow meanwhile.
+      if (drain(self))
         self->send(self, drain_atom::value);
     },
     [self](obj_down_atom, const std::string& key, const caf::actor_addr& who) {

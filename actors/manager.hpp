@@ -31,7 +31,6 @@
 // until the embedder sends new_src to the manager.
 #pragma once
 
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -151,14 +150,6 @@ struct manager_state {
   /// Object ids: the next never used, and those freed for reuse.
   object_id next_object_id = 1;
   std::vector<object_id> free_object_ids;
-  /// Commands taken from the inbox and not applied yet: first those in the
-  /// window (a ring, oldest at window_first), then those in pending. The
-  /// window holds the next few, so that what they touch is loaded ahead.
-  detail::command_batch pending;
-  static constexpr std::size_t window_capacity = 4;
-  std::array<detail::command, window_capacity> window;
-  std::size_t window_first = 0;
-  std::size_t window_size = 0;
   std::uint64_t spawned = 0;
   /// Idle reflectors kept for reuse (Watch); drained when idle.
   podref::reflector_pool reflector_pool;

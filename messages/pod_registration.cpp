@@ -222,6 +222,7 @@ pod_registration::pod_registration(const block& storage, std::string_view ns,
   }
   objects_ = objects;
   text_ = text;
+  text_size_ = static_cast<std::uint32_t>(out - text);
   count_ = static_cast<std::uint32_t>(count);
   key_hash_ = hash_text({text, keys_at_});
   uid_hash_ = hash_text(this->uid());

@@ -29,7 +29,6 @@
 namespace podref {
 
 namespace detail {
-class command_batch;
 class command_inbox;
 } // namespace detail
 
@@ -88,6 +87,28 @@ public:
     return object_key(i).text.substr(ns().size() + 1);
   }
 
+  // -- loading ahead (the manager's, before it applies a registration) ---------
+  // Only the registration's own lines: the lines behind it are others',
+  // maybe one a caller is writing now. Always inlined: an outlined function
+  // that only prefetches is deemed pure and its calls dropped.
+
+  /// Starts loading the lines of this object, which say where the rest
+  /// is.
+  [[gnu::always_inline]] void prefetch_head() const noexcept {
+    const char* at = reinterpret_cast<const char*>(this);
+    __builtin_prefetch(at);
+    __builtin_prefetch(at + sizeof(*this) - 1);
+  }
+
+  /// Starts loading the object table and the text; reads this object.
+  [[gnu::always_inline]] void prefetch_tail() const noexcept {
+    const char* at = reinterpret_cast<const char*>(objects_);
+    const char* end = text_ + text_size_;
+    for (; at < end; at += 64)
+      __builtin_prefetch(at);
+    __builtin_prefetch(end - 1);
+  }
+
   /// The bytes a registration needs behind itself.
   static std::size_t tail_size(std::size_t text_size,
                                std::size_t count) noexcept {
@@ -95,7 +116,6 @@ public:
   }
 
 private:
-  friend class detail::command_batch;
   friend class detail::command_inbox;
 
   struct object {
@@ -104,14 +124,17 @@ private:
     std::size_t hash;
   };
 
-  /// While a registration waits in a command inbox (runtime/detail), it is
-  /// its own queue node and holds the inbox's reference to itself, so a
-  /// call allocates no node for the trip. Only the inbox touches it; a
-  /// registration waits in at most one inbox at a time.
+  /// While a registration waits in a command inbox (runtime/detail), it
+  /// holds the inbox's reference to itself, so a call allocates nothing
+  /// for the trip; one that waits in the inbox's spill list is its node
+  /// there. Only the inbox touches it; a registration waits in at most one
+  /// inbox at a time.
   struct transit_link {
     const pod_registration* next = nullptr;
     std::shared_ptr<const pod_registration> self;
-    std::uint8_t kind = 0;
+    /// The command's ticket << 1 | its kind (one word: the link stays
+    /// 32 bytes).
+    std::uint64_t tag = 0;
   };
 
   std::string_view view(std::size_t from, std::size_t to) const noexcept {
@@ -127,6 +150,8 @@ private:
   std::uint32_t uid_at_;
   std::uint32_t keys_at_;
   std::uint32_t count_;
+  /// Bytes of text behind text_.
+  std::uint32_t text_size_;
   std::size_t key_hash_;
   std::size_t uid_hash_;
   mutable transit_link transit_;

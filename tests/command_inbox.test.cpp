@@ -1,10 +1,12 @@
-// The command inbox between caller threads and the manager: push order,
-// batches, and back-pressure (bounded backlog, waiting callers released by
-// the consumer or by close, worker threads that never wait).
+// The command inbox between caller threads and the manager: ticket order
+// through the ring and the spill list, parking and waking the consumer, and
+// back-pressure (bounded backlog, waiting callers released by the consumer
+// or by close, worker threads that never wait).
 #include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -21,17 +23,23 @@ pod_registration_ptr reg(int i) {
   return make_registration("ns", "pod-" + std::to_string(i), "uid", {});
 }
 
-/// Takes everything and returns the pod names in batch order, each with
-/// "-" appended for an unregistration.
+/// Pops everything stored and returns the pod names in pop order, each
+/// with "-" appended for an unregistration.
 std::vector<std::string> take_names(command_inbox& box) {
   std::vector<std::string> res;
-  auto batch = box.take();
-  while (!batch.empty()) {
-    auto cmd = batch.pop();
+  command cmd;
+  while (box.try_pop(cmd)) {
     res.emplace_back(cmd.reg->name());
     if (cmd.what == command::kind::unreg)
       res.back() += '-';
   }
+  return res;
+}
+
+std::vector<std::string> names(int first, int last) {
+  std::vector<std::string> res;
+  for (int i = first; i < last; ++i)
+    res.emplace_back("pod-" + std::to_string(i));
   return res;
 }
 
@@ -44,21 +52,148 @@ void wait_until(Cond cond) {
 
 } // namespace
 
-TEST_CASE("commands come out in push order; only the first push wakes") {
+TEST_CASE("commands come out in push order; only the parked consumer is woken") {
   command_inbox box;
   CHECK(box.idle());
+  // A new inbox's consumer waits for the first command.
   CHECK(box.push(command::kind::reg, reg(0)));
   CHECK_FALSE(box.push(command::kind::unreg, reg(1)));
   CHECK_FALSE(box.push(command::kind::reg, reg(2)));
   CHECK(box.unapplied() == 3);
+  CHECK(box.drawn() == 3);
   CHECK(take_names(box)
         == std::vector<std::string>{"pod-0", "pod-1-", "pod-2"});
   CHECK(box.idle());
-  // Taken is not applied: the backlog shrinks only when the consumer says.
+  CHECK(box.popped() == 3);
+  // Popped is not applied: the backlog shrinks only when the consumer says.
   CHECK(box.unapplied() == 3);
   box.applied(3);
   CHECK(box.unapplied() == 0);
-  CHECK(box.push(command::kind::reg, reg(3)));
+  // A consumer that has not parked is not woken...
+  CHECK_FALSE(box.push(command::kind::reg, reg(3)));
+  // ... and one that parks finds the command and is told to go on.
+  CHECK_FALSE(box.park());
+  CHECK(take_names(box) == std::vector<std::string>{"pod-3"});
+  // Parked on an empty inbox: the next push wakes it, once.
+  CHECK(box.park());
+  CHECK(box.push(command::kind::reg, reg(4)));
+  CHECK_FALSE(box.push(command::kind::reg, reg(5)));
+  CHECK(take_names(box) == std::vector<std::string>{"pod-4", "pod-5"});
+  CHECK(box.spills() == 0);
+}
+
+TEST_CASE("the registration of the next commands is there to load ahead") {
+  command_inbox box;
+  auto x = reg(0);
+  auto y = reg(1);
+  box.push(command::kind::reg, x);
+  box.push(command::kind::reg, y);
+  CHECK(box.peek(0) == x.get());
+  CHECK(box.peek(1) == y.get());
+  CHECK(box.peek(2) == nullptr);
+  command cmd;
+  REQUIRE(box.try_pop(cmd));
+  CHECK(box.peek(0) == y.get());
+  CHECK(box.peek(1) == nullptr);
+}
+
+TEST_CASE("commands past a full ring spill and still come out in order") {
+  // 4 slots, nothing applied: the fifth push finds its slot taken.
+  command_inbox box{0, 4};
+  for (int i = 0; i < 10; ++i)
+    box.push(command::kind::reg, reg(i));
+  CHECK(box.spills() == 6);
+  CHECK(box.peek(4) == nullptr); // spilled commands are no hint
+  auto first = take_names(box);
+  CHECK(first == names(0, 10));
+  box.applied(10);
+  // Slots free again: the ring takes the next ones, and a ring command
+  // behind a spilled one waits for it.
+  for (int i = 10; i < 14; ++i)
+    box.push(command::kind::reg, reg(i));
+  CHECK(box.spills() == 6);
+  CHECK(take_names(box) == names(10, 14));
+  box.applied(2); // 2 of 4 applied: the ring has room for 2 more
+  for (int i = 14; i < 20; ++i)
+    box.push(command::kind::reg, reg(i));
+  CHECK(box.spills() == 10);
+  CHECK(take_names(box) == names(14, 20));
+  // A consumer parked on a command that spills is woken by its push.
+  CHECK(box.park());
+  CHECK(box.push(command::kind::unreg, reg(20)));
+  CHECK(take_names(box) == std::vector<std::string>{"pod-20-"});
+}
+
+TEST_CASE("many callers: every command once, each caller's in its order, "
+          "one wake-up per park") {
+  // A small ring makes pushes spill while the consumer is behind.
+  constexpr int callers = 4;
+  constexpr int per_caller = 20000;
+  command_inbox box{0, 64};
+  std::atomic<int> wakes{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < callers; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < per_caller; ++i)
+        if (box.push(command::kind::reg,
+                     make_registration("ns", std::to_string(t), std::to_string(i),
+                                       {})))
+          wakes.fetch_add(1);
+    });
+  std::vector<int> last(callers, -1);
+  int received = 0;
+  int parks = 0;
+  bool ordered = true;
+  // The consumer: starts when woken (a new inbox's consumer is parked),
+  // pops what is there, parks when the next is missing and then waits for
+  // a push to report the wake-up.
+  wait_until([&] { return wakes.load() > 0; });
+  int seen_wakes = 1;
+  while (received < callers * per_caller) {
+    command cmd;
+    std::size_t popped = 0;
+    while (box.try_pop(cmd)) {
+      auto t = std::stoi(std::string{cmd.reg->name()});
+      auto i = std::stoi(std::string{cmd.reg->uid()});
+      ordered = ordered && i == last[t] + 1;
+      last[t] = i;
+      ++received;
+      ++popped;
+    }
+    box.applied(popped);
+    if (received == callers * per_caller)
+      break;
+    if (box.park()) {
+      ++parks;
+      wait_until([&] { return wakes.load() > seen_wakes; });
+      seen_wakes = wakes.load();
+    }
+  }
+  for (auto& x : threads)
+    x.join();
+  CHECK(ordered);
+  CHECK(received == callers * per_caller);
+  CHECK(box.unapplied() == 0);
+  // Every park was answered by exactly one push (the first push answers the
+  // park of a new inbox).
+  CHECK(wakes.load() == parks + 1);
+  CHECK(box.spills() > 0);
+}
+
+TEST_CASE("a push that returned before another began comes out first") {
+  command_inbox box;
+  std::atomic<bool> first_done{false};
+  std::thread a{[&] {
+    box.push(command::kind::reg, reg(0));
+    first_done = true;
+  }};
+  std::thread b{[&] {
+    wait_until([&] { return first_done.load(); });
+    box.push(command::kind::reg, reg(1));
+  }};
+  a.join();
+  b.join();
+  CHECK(take_names(box) == names(0, 2));
 }
 
 TEST_CASE("a waiting registration is kept alive by the inbox alone") {
@@ -74,18 +209,38 @@ TEST_CASE("a waiting registration is kept alive by the inbox alone") {
     box.push(command::kind::unreg, std::move(y));
     CHECK_FALSE(first.expired());
     {
-      auto batch = box.take();
-      auto cmd = batch.pop();
+      command cmd;
+      REQUIRE(box.try_pop(cmd));
       CHECK(cmd.reg.use_count() == 1); // the inbox's reference, handed over
-      CHECK_FALSE(second.expired());   // still waiting in the batch
+      CHECK_FALSE(second.expired());   // still waiting in the ring
     }
     CHECK(first.expired());
-    CHECK(second.expired()); // the batch dropped what nobody took
+    CHECK_FALSE(second.expired());
     auto z = reg(2);
     first = z;
     box.push(command::kind::reg, std::move(z));
   }
   CHECK(first.expired()); // the inbox dropped what nobody took
+  CHECK(second.expired());
+}
+
+TEST_CASE("an inbox drops spilled commands nobody took") {
+  std::vector<std::weak_ptr<const pod_registration>> pushed;
+  {
+    command_inbox box{0, 2};
+    for (int i = 0; i < 5; ++i) {
+      auto x = reg(i);
+      pushed.emplace_back(x);
+      box.push(command::kind::reg, std::move(x));
+    }
+    CHECK(box.spills() == 3);
+    command cmd;
+    REQUIRE(box.try_pop(cmd));
+    REQUIRE(box.try_pop(cmd));
+    REQUIRE(box.try_pop(cmd)); // the spill list is now the consumer's
+  }
+  for (auto& x : pushed)
+    CHECK(x.expired());
 }
 
 TEST_CASE("a caller over the bound waits until half the backlog is applied") {

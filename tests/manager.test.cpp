@@ -1000,3 +1000,62 @@ TEST_CASE_METHOD(manager_fixture,
   CHECK(live() == 0);
   CHECK(started() == stopped());
 }
+
+// -- commands through the inbox (the facade's path) ------------------------------
+
+namespace {
+
+/// A manager fed through a command inbox, as the facade feeds it: a push
+/// that the parked manager waits for sends it a drain.
+struct inbox_fixture : manager_fixture {
+  std::shared_ptr<detail::command_inbox> inbox
+    = std::make_shared<detail::command_inbox>();
+  int wakes = 0;
+
+  void start() {
+    auto cfg = config_for(resource::secrets);
+    cfg.recycle_period = caf::timespan{0};
+    cfg.inbox = inbox;
+    spawn_manager(std::move(cfg));
+  }
+
+  /// Pushes without running the scheduler.
+  void push(detail::command::kind what, const std::string& pod,
+            const std::string& secret) {
+    auto reg = make_registration("ns", pod, "uid-" + pod, {secret});
+    if (inbox->push(what, std::move(reg))) {
+      ++wakes;
+      self->send(mgr, drain_atom::value);
+    }
+  }
+
+  void register_pods(int first, int last) {
+    for (int i = first; i < last; ++i)
+      push(detail::command::kind::reg, "p" + std::to_string(i), "s");
+  }
+
+  std::int64_t pods() const {
+    return counters.registered_pods.load();
+  }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(inbox_fixture,
+                 "pushed commands are applied by one drain per wake-up",
+                 "[manager][inbox]") {
+  start();
+  create(make_secret("ns", "s", {}));
+  register_pods(0, 3);
+  CHECK(wakes == 1); // only the first push finds the manager parked
+  CHECK(pods() == 0);
+  run();
+  CHECK(pods() == 3);
+  CHECK(inbox->unapplied() == 0);
+  CHECK(counters.referenced_objects.load() == 1);
+  // Parked again: the next push wakes it.
+  push(detail::command::kind::unreg, "p0", "s");
+  CHECK(wakes == 2);
+  run();
+  CHECK(pods() == 2);
+}

@@ -1,38 +1,59 @@
 #include "podref/runtime/detail/command_inbox.hpp"
 
+#include <algorithm>
 #include <cassert>
+#include <thread>
 #include <utility>
 
 namespace podref::detail {
 
 namespace {
 
-/// Drops the inbox's references of a list of waiting registrations.
-void free_list(const pod_registration* x) noexcept {
-  command_batch drop{x};
+thread_local bool never_wait = false;
+
+/// Ring slots by default: room for the whole bounded backlog (at least 1k
+/// slots, 16 KB), so only the few pushes past the bound (one per caller
+/// thread) and never-waiting threads far ahead may spill; 64k slots (1 MB)
+/// for an unbounded inbox.
+std::size_t ring_size(std::size_t max_unapplied, std::size_t asked) {
+  std::size_t want = asked != 0          ? asked
+                     : max_unapplied > 0 ? std::max(max_unapplied,
+                                                    std::size_t{1024})
+                                         : std::size_t{1} << 16;
+  std::size_t n = 1;
+  while (n < want)
+    n <<= 1;
+  return n;
+}
+
+/// The link's tag: ticket and kind in one word.
+std::uint64_t tag_of(std::uint64_t ticket, command::kind what) noexcept {
+  return ticket << 1 | static_cast<std::uint64_t>(what);
+}
+
+std::uint64_t ticket_of(std::uint64_t tag) noexcept {
+  return tag >> 1;
 }
 
 } // namespace
 
-command_batch& command_batch::operator=(command_batch&& other) noexcept {
-  free_list(std::exchange(first_, std::exchange(other.first_, nullptr)));
-  return *this;
-}
-
-command_batch::~command_batch() {
-  while (first_ != nullptr)
-    pop();
+command_inbox::command_inbox(std::size_t max_unapplied, std::size_t ring_slots)
+  : max_unapplied_(static_cast<std::int64_t>(max_unapplied)),
+    mask_(ring_size(max_unapplied, ring_slots) - 1),
+    ring_(new slot[mask_ + 1]) {
+  for (std::uint64_t i = 0; i <= mask_; ++i) {
+    ring_[i].stamp.store(0, std::memory_order_relaxed);
+    ring_[i].reg.store(nullptr, std::memory_order_relaxed);
+  }
 }
 
 command_inbox::~command_inbox() {
-  free_list(head_.load(std::memory_order_acquire));
+  // Nobody pushes or pops any more: drop what waits, wherever it waits.
+  command cmd;
+  for (auto end = tickets_.load(std::memory_order_acquire); next_ != end;)
+    if (!try_pop(cmd))
+      ++next_; // drawn but never stored: its push did not complete
 }
-
-namespace {
-
-thread_local bool never_wait = false;
-
-} // namespace
 
 void command_inbox::never_wait_on_this_thread() noexcept {
   never_wait = true;
@@ -44,21 +65,31 @@ bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
   if (max_unapplied_ > 0 && !never_wait && unapplied() >= max_unapplied_
       && !closed_.load(std::memory_order_relaxed))
     wait_for_room();
-  pushed_.fetch_add(1, std::memory_order_relaxed);
   const auto* x = reg.get();
   auto& link = x->transit_;
-  // A registration waits in one inbox at a time: a second push would link
-  // it to itself.
+  // A registration waits in one inbox at a time: a second push would
+  // overwrite the link of the first.
   assert(!link.self && "registration already waiting in an inbox");
-  link.kind = static_cast<std::uint8_t>(what);
   link.self = std::move(reg);
-  auto* head = head_.load(std::memory_order_relaxed);
-  do {
-    link.next = head;
-    // Release: the consumer that takes x sees the registration and link.
-  } while (!head_.compare_exchange_weak(head, x, std::memory_order_release,
-                                        std::memory_order_relaxed));
-  return head == nullptr;
+  auto ticket = tickets_.fetch_add(1, std::memory_order_relaxed);
+  link.tag = tag_of(ticket, what);
+  // The slot's previous command (one lap back) is gone once it is applied.
+  // Seq_cst stores: against park(), whose store and load are in the other
+  // order, either this push sees the consumer parked or it sees the command.
+  if (ticket - applied_.load(std::memory_order_acquire) <= mask_) {
+    auto& s = ring_[ticket & mask_];
+    s.reg.store(x, std::memory_order_relaxed);
+    s.stamp.store(ticket + 1);
+  } else {
+    spills_.fetch_add(1, std::memory_order_relaxed);
+    auto* head = spill_.load(std::memory_order_relaxed);
+    do {
+      link.next = head;
+    } while (!spill_.compare_exchange_weak(head, x));
+  }
+  auto parked = ticket;
+  return waiting_for_.load() == ticket
+         && waiting_for_.compare_exchange_strong(parked, nobody);
 }
 
 void command_inbox::wait_for_room() {
@@ -69,21 +100,11 @@ void command_inbox::wait_for_room() {
   waiters_.fetch_add(1);
   room_.wait(guard, [this] {
     return closed_.load()
-           || pushed_.load() - applied_.load() <= max_unapplied_ / 2;
+           || static_cast<std::int64_t>(tickets_.load() - applied_.load())
+                <= max_unapplied_ / 2;
   });
   guard.unlock();
   waiters_.fetch_sub(1);
-}
-
-void command_inbox::applied(std::size_t n) {
-  // Only the consumer writes applied_. Seq_cst with wait_for_room():
-  // either it sees this waiter or the waiter's predicate sees the count.
-  applied_.store(applied_.load(std::memory_order_relaxed)
-                 + static_cast<std::int64_t>(n));
-  if (waiters_.load() > 0 && unapplied() <= max_unapplied_ / 2) {
-    std::lock_guard<std::mutex> guard{room_lock_};
-    room_.notify_all();
-  }
 }
 
 void command_inbox::close() {
@@ -94,20 +115,70 @@ void command_inbox::close() {
   }
 }
 
-command_batch command_inbox::take() noexcept {
-  // Acquire pairs with the pushes' release. Taking the whole stack at once
-  // means no node is ever popped alone, so there is no ABA problem.
-  auto* newest = head_.exchange(nullptr, std::memory_order_acquire);
-  // The stack holds the newest first: reverse it into push order.
-  const pod_registration* oldest = nullptr;
-  while (newest != nullptr) {
-    auto& link = newest->transit_;
-    auto* next = link.next;
-    link.next = oldest;
-    oldest = newest;
-    newest = next;
+void command_inbox::take(const pod_registration* x, command& out) noexcept {
+  auto& link = x->transit_;
+  out.what = static_cast<command::kind>(link.tag & 1);
+  out.reg = std::move(link.self);
+  ++next_;
+}
+
+bool command_inbox::spilled_next() noexcept {
+  auto is_next = [this] {
+    return !spilled_taken_.empty()
+           && ticket_of(spilled_taken_.back()->transit_.tag) == next_;
+  };
+  if (is_next())
+    return true;
+  auto* x = spill_.exchange(nullptr);
+  if (x == nullptr)
+    return false;
+  for (; x != nullptr; x = std::exchange(x->transit_.next, nullptr))
+    spilled_taken_.push_back(x);
+  std::sort(spilled_taken_.begin(), spilled_taken_.end(),
+            [](const pod_registration* a, const pod_registration* b) {
+              return a->transit_.tag > b->transit_.tag;
+            });
+  return is_next();
+}
+
+bool command_inbox::try_pop_spilled(command& out) noexcept {
+  if (!spilled_next())
+    return false;
+  auto* x = spilled_taken_.back();
+  spilled_taken_.pop_back();
+  take(x, out);
+  return true;
+}
+
+bool command_inbox::next_stored() noexcept {
+  return ring_[next_ & mask_].stamp.load() == next_ + 1 || spilled_next();
+}
+
+void command_inbox::wait_for_next() noexcept {
+  assert(!idle());
+  while (!next_stored())
+    std::this_thread::yield();
+}
+
+bool command_inbox::park() noexcept {
+  // Seq_cst: against push(), whose store and load are in the other order,
+  // either it sees the consumer parked or this sees its command.
+  waiting_for_.store(next_);
+  if (!next_stored())
+    return true;
+  // It came meanwhile: take the wake-up back unless its push already did.
+  auto parked = next_;
+  return !waiting_for_.compare_exchange_strong(parked, nobody);
+}
+
+void command_inbox::applied(std::size_t n) {
+  // Only the consumer writes applied_. Seq_cst with wait_for_room():
+  // either it sees this waiter or the waiter's predicate sees the count.
+  applied_.store(applied_.load(std::memory_order_relaxed) + n);
+  if (waiters_.load() > 0 && unapplied() <= max_unapplied_ / 2) {
+    std::lock_guard<std::mutex> guard{room_lock_};
+    room_.notify_all();
   }
-  return command_batch{oldest};
 }
 
 } // namespace podref::detail
