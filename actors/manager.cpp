@@ -524,14 +524,39 @@ void catch_up(self_ptr self) {
                    true);
 }
 
+/// Fewer commands than this make a small batch, worth coalescing.
+constexpr std::uint64_t coalesce_below = 128;
+
 /// Applies what was pushed when the drain message arrived (at most
 /// drain_batch commands); true if the manager must send itself another:
 /// commands are left, and no push is to wake it.
+///
+/// Coalescing: a manager that keeps up with its callers applies each
+/// command right after its caller wrote it, in batches of a few, and the
+/// caller slows down: their cores keep passing the lines both touch (the
+/// registrations, the memory the manager frees and the caller reuses, the
+/// inbox's). Measured at one caller thread: churn-warm ~25% slower than
+/// with a manager that lags; freeing in bulk won part of it back, waiting
+/// for bigger batches all of it. So a drain that finds a small batch lets
+/// it grow for cfg.coalesce first (a delayed message: no thread spins);
+/// no push wakes the manager meanwhile, since it is not parked. Where the
+/// manager is the limit (two callers on two cores) the wait costs a few
+/// percent when a small batch happens to come up.
 bool drain(self_ptr self) {
-  auto& box = self->state.cfg.inbox;
+  auto& st = self->state;
+  auto& box = st.cfg.inbox;
   if (!box)
     return false;
-  apply_commands(self, box->drawn(), drain_batch, false);
+  auto end = box->drawn();
+  auto waiting = end - box->popped();
+  if (st.cfg.coalesce.count() > 0 && !st.drain_delayed && waiting > 0
+      && waiting < coalesce_below) {
+    st.drain_delayed = true;
+    self->delayed_send(self, st.cfg.coalesce, drain_atom::value);
+    return false;
+  }
+  st.drain_delayed = false;
+  apply_commands(self, end, drain_batch, false);
   return !box->park();
 }
 

@@ -74,6 +74,10 @@ struct manager_config {
   detail::read_side_ptr read_side;
   /// Registrations pushed by the facade (null: messages only).
   std::shared_ptr<detail::command_inbox> inbox;
+  /// Coalescing: a drain that finds only a few commands waiting (see
+  /// manager.cpp) applies them this much later, with what came meanwhile;
+  /// zero applies them at once.
+  caf::timespan coalesce = caf::timespan{0};
   /// How long a read waits for the first sync.
   caf::timespan sync_timeout = std::chrono::seconds(1);
   /// Reflector retry backoff: first delay and cap.
@@ -150,6 +154,8 @@ struct manager_state {
   /// Object ids: the next never used, and those freed for reuse.
   object_id next_object_id = 1;
   std::vector<object_id> free_object_ids;
+  /// A coalescing drain is on its way (see manager_config::coalesce).
+  bool drain_delayed = false;
   std::uint64_t spawned = 0;
   /// Idle reflectors kept for reuse (Watch); drained when idle.
   podref::reflector_pool reflector_pool;

@@ -57,6 +57,7 @@ struct object_manager::impl {
       };
     cfg.read_side = rs;
     cfg.inbox = inbox;
+    cfg.coalesce = opts.coalesce;
     cfg.sync_timeout = opts.sync_timeout;
     cfg.backoff_initial = opts.backoff_initial;
     cfg.backoff_cap = opts.backoff_cap;

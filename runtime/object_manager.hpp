@@ -76,6 +76,11 @@ struct manager_options {
   /// manager); with the embedder's actor system, do not call them from its
   /// actors unless this is zero.
   std::size_t max_unapplied = 65536;
+  /// Coalescing: when the manager finds only a few commands waiting, it
+  /// applies them this much later, with those that came meanwhile (under
+  /// load, bigger batches cost callers less; see actors/manager.cpp). Zero
+  /// applies every command at once. sync() and reads never wait for it.
+  std::chrono::nanoseconds coalesce = std::chrono::microseconds(30);
 
   // -- Cache ------------------------------------------------------------------
 

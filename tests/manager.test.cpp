@@ -1012,10 +1012,11 @@ struct inbox_fixture : manager_fixture {
     = std::make_shared<detail::command_inbox>();
   int wakes = 0;
 
-  void start() {
+  void start(caf::timespan coalesce) {
     auto cfg = config_for(resource::secrets);
     cfg.recycle_period = caf::timespan{0};
     cfg.inbox = inbox;
+    cfg.coalesce = coalesce;
     spawn_manager(std::move(cfg));
   }
 
@@ -1044,7 +1045,7 @@ struct inbox_fixture : manager_fixture {
 TEST_CASE_METHOD(inbox_fixture,
                  "pushed commands are applied by one drain per wake-up",
                  "[manager][inbox]") {
-  start();
+  start(caf::timespan{0});
   create(make_secret("ns", "s", {}));
   register_pods(0, 3);
   CHECK(wakes == 1); // only the first push finds the manager parked
@@ -1058,4 +1059,36 @@ TEST_CASE_METHOD(inbox_fixture,
   CHECK(wakes == 2);
   run();
   CHECK(pods() == 2);
+}
+
+TEST_CASE_METHOD(inbox_fixture,
+                 "a small batch is coalesced; a sync or a big batch is not",
+                 "[manager][inbox][coalesce]") {
+  start(std::chrono::milliseconds(1));
+  create(make_secret("ns", "s", {}));
+  register_pods(0, 3);
+  run();
+  // Three commands wait: the manager lets the batch grow for 1 ms first,
+  // and no push wakes it meanwhile.
+  CHECK(pods() == 0);
+  register_pods(3, 5);
+  CHECK(wakes == 1);
+  advance(std::chrono::microseconds(999));
+  CHECK(pods() == 0);
+  advance(std::chrono::microseconds(1));
+  CHECK(pods() == 5);
+  CHECK(inbox->unapplied() == 0);
+  // A sync applies what waits at once.
+  register_pods(5, 6);
+  CHECK(wakes == 2);
+  auto ok = request<caf::ok_atom>(mgr, sync_atom::value);
+  REQUIRE(ok);
+  CHECK(pods() == 6);
+  advance(std::chrono::milliseconds(1)); // the coalescing drain finds none
+  CHECK(pods() == 6);
+  // Enough commands for a batch of their own are applied at once.
+  register_pods(6, 6 + 128);
+  CHECK(wakes == 3);
+  run();
+  CHECK(pods() == 6 + 128);
 }
