@@ -89,7 +89,7 @@ struct object_manager::impl {
   }
 
   /// Hands a registration to the manager through the command inbox; only
-  /// the push that finds the inbox empty sends the manager a message.
+  /// the push the parked manager waits for sends it a message.
   void enqueue(detail::command::kind what, pod_registration_ptr reg) {
     if (closing.load(std::memory_order_acquire))
       return;
