@@ -120,7 +120,7 @@ struct engine::impl_state {
         throw std::invalid_argument("podref's facade offers only the watch "
                                     "strategy, not "
                                     + opts.strategy);
-      return std::make_unique<podref_subject>(rt, server);
+      return std::make_unique<podref_subject>(rt, server, opts.coalesce);
     }
     if (impl != "baseline")
       throw std::invalid_argument("unknown implementation: " + impl);

@@ -18,6 +18,7 @@
 //   memory per reflector, teardown time, reflectors left.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -73,6 +74,8 @@ struct bench_options {
   double write_rate = 1000;
   /// TTL of the cache strategy.
   double ttl_seconds = 60;
+  /// podref's manager_options::coalesce.
+  std::chrono::nanoseconds coalesce = std::chrono::microseconds(30);
   /// Receives a one-line status about every 100 ms; may be empty.
   std::function<void(const std::string&)> progress;
   /// Receives each result as soon as it is measured, before the subject

@@ -6,8 +6,20 @@
 
 namespace podref::bench {
 
-podref_subject::podref_subject(runtime& rt, api_server& server)
-  : mgr_(std::make_unique<object_manager>(rt, server, resource::secrets)) {
+namespace {
+
+manager_options options_with(std::chrono::nanoseconds coalesce) {
+  manager_options opts;
+  opts.coalesce = coalesce;
+  return opts;
+}
+
+} // namespace
+
+podref_subject::podref_subject(runtime& rt, api_server& server,
+                               std::chrono::nanoseconds coalesce)
+  : mgr_(std::make_unique<object_manager>(rt, server, resource::secrets,
+                                          options_with(coalesce))) {
   // nop
 }
 

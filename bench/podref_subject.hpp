@@ -1,6 +1,7 @@
 // podref_subject: podref's object_manager (Watch strategy) as a subject.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
 #include "bench/subject.hpp"
@@ -15,8 +16,9 @@ namespace podref::bench {
 
 class podref_subject : public subject {
 public:
-  /// A Secret manager over `server`.
-  podref_subject(runtime& rt, api_server& server);
+  /// A Secret manager over `server` (manager_options::coalesce given).
+  podref_subject(runtime& rt, api_server& server,
+                 std::chrono::nanoseconds coalesce);
 
   ~podref_subject() override;
 

@@ -85,6 +85,17 @@ TEST_CASE("podref bench scale leaves no live reflector") {
   }
 }
 
+TEST_CASE("podref bench --coalesce-us sets podref's coalescing delay") {
+  auto rows = run_bench({"--workload", "churn-warm", "--threads", "1",
+                         "--seconds", "0.1", "--pool", "100", "--impl",
+                         "podref", "--coalesce-us", "0", "--json"});
+  REQUIRE(rows.size() == 1);
+  check_fields(rows[0], "churn-warm");
+  auto res = run_process({PODREF_CLI_PATH, "bench", "--coalesce-us", "-1"});
+  CHECK(res.status == 2);
+  CHECK(res.err.find("--coalesce-us") != std::string::npos);
+}
+
 TEST_CASE("podref bench rejects an unknown workload") {
   auto res = run_process({PODREF_CLI_PATH, "bench", "--workload", "nope",
                           "--threads", "1"});

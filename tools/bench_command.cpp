@@ -3,6 +3,7 @@
 #include "bench_command.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <ostream>
 #include <vector>
@@ -53,6 +54,12 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
   cmd->add_option("--rate", options.rate, "Updates per second (propagate)")
     ->capture_default_str();
   cmd->add_option("--ttl", options.ttl, "TTL in seconds (cache strategy)")
+    ->capture_default_str();
+  cmd
+    ->add_option("--coalesce-us", options.coalesce_us,
+                 "podref: a drain finding fewer than 128 commands applies "
+                 "them this many microseconds later (0: at once)")
+    ->check(CLI::Range(0.0, 1000000.0))
     ->capture_default_str();
   cmd->add_option("--manifests", options.manifests,
                   "Directory of manifests (soak)")
@@ -112,6 +119,8 @@ int run_bench_command(const bench_options& options, std::ostream& out,
   opts.scale_pods = options.scale;
   opts.write_rate = options.rate;
   opts.ttl_seconds = options.ttl;
+  opts.coalesce = std::chrono::duration_cast<std::chrono::nanoseconds>(
+    std::chrono::duration<double, std::micro>(options.coalesce_us));
   bool tty = ::isatty(STDERR_FILENO) == 1;
   if (tty)
     opts.progress = [&err](const std::string& line) {

@@ -29,6 +29,8 @@ struct bench_options {
   std::size_t scale = 100000;
   double rate = 1000;
   double ttl = 60;
+  /// podref's manager_options::coalesce, in microseconds.
+  double coalesce_us = 30;
   bool json = false;
   bool csv = false;
   /// PNG to draw throughput against threads into; empty: no plot.
