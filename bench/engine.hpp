@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "podref/runtime/object_manager.hpp"
+
 namespace podref::bench {
 
 /// Every workload name, in run order.
@@ -74,8 +76,8 @@ struct bench_options {
   double write_rate = 1000;
   /// TTL of the cache strategy.
   double ttl_seconds = 60;
-  /// podref's manager_options::coalesce.
-  std::chrono::nanoseconds coalesce = std::chrono::microseconds(30);
+  /// podref's manager_options::coalesce (default: the facade's).
+  std::chrono::nanoseconds coalesce = manager_options{}.coalesce;
   /// Receives a one-line status about every 100 ms; may be empty.
   std::function<void(const std::string&)> progress;
   /// Receives each result as soon as it is measured, before the subject

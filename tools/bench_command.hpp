@@ -4,11 +4,14 @@
 // with podref/baseline ratios (engine in bench/).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
+
+#include "podref/runtime/object_manager.hpp"
 
 namespace CLI {
 class App;
@@ -29,8 +32,11 @@ struct bench_options {
   std::size_t scale = 100000;
   double rate = 1000;
   double ttl = 60;
-  /// podref's manager_options::coalesce, in microseconds.
-  double coalesce_us = 30;
+  /// podref's manager_options::coalesce, in microseconds (default: the
+  /// facade's).
+  double coalesce_us
+    = std::chrono::duration<double, std::micro>(manager_options{}.coalesce)
+        .count();
   bool json = false;
   bool csv = false;
   /// PNG to draw throughput against threads into; empty: no plot.
