@@ -5,8 +5,9 @@
 // (hashed_key). std::unordered_map costs there a node allocation per insert,
 // a chase through bucket and node per lookup and a pass over every node when
 // it grows. key_table keeps instead:
-// - the values back to back in a vector (erase moves the last one into the
-//   hole), so iteration is a scan and an insert allocates nothing amortised;
+// - the values back to back in a segmented_vector (erase moves the last one
+//   into the hole), so iteration is a scan, an insert allocates nothing
+//   amortised and growing copies no value;
 // - an index of 8-byte cells {32-bit tag of the hash, value position},
 //   linear probing, backward-shift deletion (no tombstones), at most half
 //   full. A lookup that misses reads only cells, usually one cache line; a
@@ -23,8 +24,8 @@
 #include <memory>
 #include <string_view>
 #include <utility>
-#include <vector>
 
+#include "podref/actors/segmented_vector.hpp"
 #include "podref/messages/hashed_key.hpp"
 
 namespace podref {
@@ -33,8 +34,8 @@ namespace podref {
 template <class T, class KeyOf>
 class key_table {
 public:
-  using iterator = typename std::vector<T>::iterator;
-  using const_iterator = typename std::vector<T>::const_iterator;
+  using iterator = typename segmented_vector<T>::iterator;
+  using const_iterator = typename segmented_vector<T>::const_iterator;
 
   // -- constructors, destructors, and assignment operators --------------------
 
@@ -99,7 +100,7 @@ public:
 
   /// Removes the value `x` points to (a value in this table).
   void erase(const T* x) noexcept {
-    auto k = static_cast<std::size_t>(x - values_.data());
+    auto k = values_.index_of(x);
     remove_cell(cell_of(k));
     auto last = values_.size() - 1;
     if (k != last) {
@@ -111,10 +112,8 @@ public:
     tags_.pop_back();
   }
 
-  /// Makes room for `n` values without growing.
+  /// Makes room for `n` values without growing the index.
   void reserve(std::size_t n) {
-    values_.reserve(n);
-    tags_.reserve(n);
     auto want = capacity() == 0 ? min_capacity : capacity();
     while (want < 2 * n)
       want *= 2;
@@ -228,9 +227,9 @@ private:
   KeyOf key_of_;
   std::unique_ptr<cell[]> cells_;
   std::size_t mask_ = 0;
-  std::vector<T> values_;
+  segmented_vector<T> values_;
   /// tags_[k]: the tag of values_[k], to find its cell on erase.
-  std::vector<std::uint32_t> tags_;
+  segmented_vector<std::uint32_t> tags_;
 };
 
 } // namespace podref

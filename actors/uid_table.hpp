@@ -22,6 +22,7 @@
 
 #include "podref/actors/key_table.hpp"
 #include "podref/actors/ref_counts.hpp"
+#include "podref/actors/segmented_vector.hpp"
 #include "podref/actors/uid_refs.hpp"
 #include "podref/messages/hashed_key.hpp"
 #include "podref/messages/pod_registration.hpp"
@@ -111,8 +112,8 @@ private:
   /// A new id for `uid`, viewing storage `owner` keeps alive.
   uid_id intern(hashed_key uid, std::shared_ptr<const void> owner);
 
-  /// Index id - 1.
-  std::vector<entry> entries_;
+  /// Index id - 1 (entries never move: see segmented_vector).
+  segmented_vector<entry> entries_;
   std::vector<uid_id> free_;
   key_table<uid_id, text_of> index_;
 };
