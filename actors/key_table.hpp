@@ -21,10 +21,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <utility>
 
+#include "podref/actors/fresh_memory.hpp"
 #include "podref/actors/segmented_vector.hpp"
 #include "podref/messages/hashed_key.hpp"
 
@@ -156,7 +158,7 @@ private:
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
   static constexpr std::size_t min_capacity = 16;
 
-  /// No initialisers: a value-initialised array is zeroed with memset.
+  /// No initialisers: rehash zeroes a new array with memset.
   struct cell {
     std::uint32_t tag;
     std::uint32_t pos; // 1 + index in values_; 0: empty
@@ -217,7 +219,10 @@ private:
   void rehash(std::size_t new_capacity) {
     auto old_capacity = capacity();
     auto old = std::move(cells_);
-    cells_ = std::make_unique<cell[]>(new_capacity);
+    // A large index is fresh memory: populate it in one call, then zero it.
+    cells_.reset(new cell[new_capacity]);
+    populate(cells_.get(), new_capacity * sizeof(cell));
+    std::memset(cells_.get(), 0, new_capacity * sizeof(cell));
     mask_ = new_capacity - 1;
     for (std::size_t k = 0; k < old_capacity; ++k)
       if (old[k].pos != 0)

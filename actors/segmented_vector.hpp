@@ -12,7 +12,10 @@
 // growing copies nothing, and memory is touched once, as elements are
 // appended. Small tables stay small (the first segment holds `first`); the
 // directory is a fixed array (32 segments hold more than 2^32 * first).
-// Indexing costs an add, a bit scan and a load from the directory.
+// Indexing costs an add, a bit scan and a load from the directory. Large
+// segments are populated a window ahead of the last element (see
+// fresh_memory.hpp), not all at once: a new segment is as large as all
+// before it, and most of it may never be used.
 //
 // Shrinking frees the last segment once the one before it is empty too, so
 // a size that goes back and forth over a segment boundary does not allocate
@@ -24,6 +27,8 @@
 #include <iterator>
 #include <type_traits>
 #include <utility>
+
+#include "podref/actors/fresh_memory.hpp"
 
 namespace podref {
 
@@ -138,6 +143,8 @@ public:
         ::operator new(capacity_of(k) * sizeof(T)));
       ++segments_;
     }
+    if (size_ >= populated_)
+      populate_from(k, offset);
     auto* x = ::new (segment_[k] + offset) T(std::forward<Ts>(xs)...);
     ++size_;
     return *x;
@@ -152,8 +159,11 @@ public:
     --size_;
     // Keep one empty segment: free the last only once the one before it
     // is empty too.
-    if (segments_ >= 2 && size_ <= start_of(segments_ - 2))
+    if (segments_ >= 2 && size_ <= start_of(segments_ - 2)) {
       release(--segments_);
+      if (populated_ > start_of(segments_))
+        populated_ = start_of(segments_);
+    }
   }
 
   // -- properties and iteration -----------------------------------------------
@@ -213,6 +223,17 @@ private:
     return {k, static_cast<std::size_t>(j - (std::uint64_t{1} << top))};
   }
 
+  /// Populates segment k from `offset` on, one window or up to its end.
+  void populate_from(unsigned k, std::size_t offset) noexcept {
+    constexpr std::size_t window =
+      sizeof(T) < populate_window ? populate_window / sizeof(T) : 1;
+    auto n = capacity_of(k) - offset;
+    if (n > window)
+      n = window;
+    populate(segment_[k] + offset, n * sizeof(T));
+    populated_ = start_of(k) + offset + n;
+  }
+
   void release(unsigned k) noexcept {
     ::operator delete(segment_[k]);
     segment_[k] = nullptr;
@@ -221,6 +242,8 @@ private:
   T* segment_[max_segments] = {};
   unsigned segments_ = 0;
   std::size_t size_ = 0;
+  /// Elements below this index are in memory touched or populated.
+  std::size_t populated_ = 0;
 };
 
 } // namespace podref
