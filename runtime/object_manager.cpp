@@ -18,6 +18,7 @@
 #include "podref/messages/pod_registration.hpp"
 #include "podref/messages/validation.hpp"
 #include "podref/runtime/api_server.hpp"
+#include "podref/runtime/detail/give_way.hpp"
 #include "podref/runtime/runtime.hpp"
 
 namespace podref {
@@ -27,6 +28,9 @@ struct object_manager::impl {
   resource res;
   manager_options opts;
   detail::read_side_ptr rs = std::make_shared<detail::read_side>();
+  /// The scheduler's pending jobs, which snapshot reads give way to (or
+  /// null).
+  const detail::pending_jobs* pending_jobs;
   std::shared_ptr<detail::command_inbox> inbox;
   object_source_actor source;
   manager_actor mgr;
@@ -44,6 +48,7 @@ struct object_manager::impl {
     : sys(sys),
       res(res),
       opts(opts),
+      pending_jobs(detail::pending_jobs_of(sys)),
       inbox(std::make_shared<detail::command_inbox>(opts.max_unapplied)),
       source(caf::actor_cast<object_source_actor>(src)),
       resolve(std::move(resolve)) {
@@ -101,6 +106,7 @@ struct object_manager::impl {
   /// read must go through the actors.
   std::optional<result<api_object>> snapshot_read(const std::string& ns,
                                                   const std::string& name) {
+    detail::give_way(pending_jobs);
     auto& side = *rs;
     auto guard = side.domain.pin();
     auto* slot = side.find(ns, name);
@@ -125,6 +131,7 @@ struct object_manager::impl {
   /// snapshot counts only while no reference was added since its fetch.
   std::optional<result<api_object>> cache_read(const std::string& ns,
                                                const std::string& name) {
+    detail::give_way(pending_jobs);
     auto guard = rs->domain.pin();
     auto* slot = rs->find(ns, name);
     if (slot == nullptr)

@@ -3,9 +3,11 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
+#include <caf/scheduler/coordinator.hpp>
 #include <caf/thread_hook.hpp>
 
 #include "podref/runtime/detail/command_inbox.hpp"
+#include "podref/runtime/detail/sharing_policy.hpp"
 
 namespace podref {
 
@@ -36,7 +38,12 @@ struct runtime::owned {
 
   static caf::actor_system_config& prepare(caf::actor_system_config& cfg,
                                            const runtime_options& opts) {
-    cfg.set("scheduler.policy", caf::atom_from_string(opts.policy));
+    // "sharing" is podref's own policy (CAF loads a scheduler given as a
+    // module instead of the one scheduler.policy names).
+    if (opts.policy == "sharing")
+      cfg.load<caf::scheduler::coordinator<detail::sharing_policy>>();
+    else
+      cfg.set("scheduler.policy", caf::atom_from_string(opts.policy));
     cfg.set("scheduler.max-threads", opts.workers);
     cfg.add_thread_hook<worker_marker>();
     return cfg;

@@ -22,7 +22,10 @@ namespace podref {
 struct runtime_options {
   /// Scheduler worker threads.
   std::size_t workers = 2;
-  /// CAF scheduler policy: "sharing", "stealing" or "testing".
+  /// Scheduler policy: "sharing" (podref's: CAF's work sharing, plus the
+  /// count of pending jobs snapshot reads give way to, see
+  /// detail/give_way.hpp), or
+  /// CAF's "stealing" or "testing".
   std::string policy = "sharing";
 };
 
