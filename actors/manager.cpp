@@ -163,10 +163,8 @@ void add_ref(self_ptr self, hashed_key key, std::string_view ns,
 /// Adds one reference of `uid` to an existing object.
 void count_ref(self_ptr self, manager_state::object_entry& entry, uid_id uid) {
   auto& st = self->state;
-  if (st.uids.refs(uid).add(entry.id)) {
-    st.uids.retain(uid); // each (object, uid) count holds its uid
+  if (st.uids.add_ref(uid, entry.id)) // a new count, which holds uid
     ++entry.uids;
-  }
   // Upstream's AddReference drops the cached value: the next read fetches,
   // even when another pod had it cached. Slot first (see the header).
   if (entry.cache)
@@ -186,13 +184,12 @@ void del_ref(self_ptr self, hashed_key key, uid_id uid) {
 /// actor (and erasing the entry, which moves another one) with the last one.
 void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid) {
   auto& st = self->state;
-  switch (st.uids.refs(uid).remove(i->id)) {
+  switch (st.uids.remove_ref(uid, i->id)) {
     case ref_counts::removal::absent:
       return; // a uid that never referenced the object: ignored (see header)
     case ref_counts::removal::decremented:
       return;
-    case ref_counts::removal::erased:
-      st.uids.release(uid);
+    case ref_counts::removal::erased: // released uid's hold
       --i->uids;
       break;
   }

@@ -12,7 +12,9 @@
 // growing copies nothing, and memory is touched once, as elements are
 // appended. Small tables stay small (the first segment holds `first`); the
 // directory is a fixed array (32 segments hold more than 2^32 * first).
-// Indexing costs an add, a bit scan and a load from the directory. Large
+// Indexing costs an add, a bit scan, a load from the directory and a
+// multiply-add: the directory keeps, per segment, the address element 0
+// would have if the segment started there. Large
 // segments are populated a window ahead of the last element (see
 // fresh_memory.hpp), not all at once: a new segment is as large as all
 // before it, and most of it may never be used.
@@ -108,13 +110,11 @@ public:
   // -- element access ---------------------------------------------------------
 
   T& operator[](std::size_t i) noexcept {
-    auto [k, offset] = locate(i);
-    return segment_[k][offset];
+    return *at(segment_of(i), i);
   }
 
   const T& operator[](std::size_t i) const noexcept {
-    auto [k, offset] = locate(i);
-    return segment_[k][offset];
+    return *at(segment_of(i), i);
   }
 
   T& back() noexcept {
@@ -126,9 +126,9 @@ public:
   std::size_t index_of(const T* x) const noexcept {
     auto at = reinterpret_cast<std::uintptr_t>(x);
     for (auto k = segments_; k-- > 0;) {
-      auto from = reinterpret_cast<std::uintptr_t>(segment_[k]);
+      auto from = reinterpret_cast<std::uintptr_t>(segment(k));
       if (at >= from && at < from + capacity_of(k) * sizeof(T))
-        return start_of(k) + (at - from) / sizeof(T);
+        return (at - base_[k]) / sizeof(T);
     }
     return size_; // not reached for elements of this vector
   }
@@ -137,15 +137,15 @@ public:
 
   template <class... Ts>
   T& emplace_back(Ts&&... xs) {
-    auto [k, offset] = locate(size_);
+    auto k = segment_of(size_);
     if (k == segments_) {
-      segment_[k] = static_cast<T*>(
-        ::operator new(capacity_of(k) * sizeof(T)));
+      auto* p = static_cast<T*>(::operator new(capacity_of(k) * sizeof(T)));
+      base_[k] = reinterpret_cast<std::uintptr_t>(p) - start_of(k) * sizeof(T);
       ++segments_;
     }
     if (size_ >= populated_)
-      populate_from(k, offset);
-    auto* x = ::new (segment_[k] + offset) T(std::forward<Ts>(xs)...);
+      populate_from(k);
+    auto* x = ::new (at(k, size_)) T(std::forward<Ts>(xs)...);
     ++size_;
     return *x;
   }
@@ -200,11 +200,6 @@ public:
 private:
   static constexpr unsigned max_segments = 32;
 
-  struct location {
-    unsigned segment;
-    std::size_t offset;
-  };
-
   static constexpr std::size_t capacity_of(unsigned k) noexcept {
     return first << k;
   }
@@ -214,32 +209,43 @@ private:
     return (first << k) - first;
   }
 
-  /// Segment k holds [first * (2^k - 1), first * (2^(k+1) - 1)): with
-  /// j = i + first, k is j's top bit minus FirstShift.
-  static location locate(std::size_t i) noexcept {
+  /// Segment k holds [first * (2^k - 1), first * (2^(k+1) - 1)): k is the
+  /// top bit of i + first, minus FirstShift.
+  static unsigned segment_of(std::size_t i) noexcept {
     auto j = static_cast<std::uint64_t>(i) + first;
-    auto top = 63u - static_cast<unsigned>(__builtin_clzll(j));
-    auto k = top - FirstShift;
-    return {k, static_cast<std::size_t>(j - (std::uint64_t{1} << top))};
+    return 63u - static_cast<unsigned>(__builtin_clzll(j)) - FirstShift;
   }
 
-  /// Populates segment k from `offset` on, one window or up to its end.
-  void populate_from(unsigned k, std::size_t offset) noexcept {
+  /// Element i, in segment k.
+  T* at(unsigned k, std::size_t i) const noexcept {
+    return reinterpret_cast<T*>(base_[k] + i * sizeof(T));
+  }
+
+  T* segment(unsigned k) const noexcept {
+    return at(k, start_of(k));
+  }
+
+  /// Populates segment k from element size_ on, one window or up to its
+  /// end.
+  void populate_from(unsigned k) noexcept {
     constexpr std::size_t window =
       sizeof(T) < populate_window ? populate_window / sizeof(T) : 1;
-    auto n = capacity_of(k) - offset;
+    auto n = start_of(k + 1) - size_;
     if (n > window)
       n = window;
-    populate(segment_[k] + offset, n * sizeof(T));
-    populated_ = start_of(k) + offset + n;
+    populate(at(k, size_), n * sizeof(T));
+    populated_ = size_ + n;
   }
 
   void release(unsigned k) noexcept {
-    ::operator delete(segment_[k]);
-    segment_[k] = nullptr;
+    ::operator delete(segment(k));
+    base_[k] = 0;
   }
 
-  T* segment_[max_segments] = {};
+  /// Per allocated segment k: its address minus start_of(k) elements (so
+  /// element i is at base_[k] + i * sizeof(T); as an integer, since it
+  /// may point before the allocation).
+  std::uintptr_t base_[max_segments] = {};
   unsigned segments_ = 0;
   std::size_t size_ = 0;
   /// Elements below this index are in memory touched or populated.

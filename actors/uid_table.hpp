@@ -65,6 +65,26 @@ public:
     return entries_[id - 1].text;
   }
 
+  /// Counts one more reference of live `id` to `object`: refs(id).add,
+  /// and retain(id) when the (object, id) count is new (each count holds
+  /// its id). True iff it is new. One lookup of the entry for both.
+  bool add_ref(uid_id id, object_id object) {
+    auto& e = entries_[id - 1];
+    if (!e.refs.add(object))
+      return false;
+    ++e.holders;
+    return true;
+  }
+
+  /// Counts one reference of `id` to `object` less: refs(id).remove, and
+  /// release(id) when that erased the count (the id may be freed).
+  ref_counts::removal remove_ref(uid_id id, object_id object) {
+    auto res = entries_[id - 1].refs.remove(object);
+    if (res == ref_counts::removal::erased)
+      release(id);
+    return res;
+  }
+
   /// The objects a live id references, with counts; the caller retains
   /// the id for each object it adds and releases it for each it erases.
   uid_refs& refs(uid_id id) noexcept {
