@@ -102,13 +102,16 @@ public:
 
   /// Removes the value `x` points to (a value in this table).
   void erase(const T* x) noexcept {
+    // Each element access costs a segment lookup: take each once.
     auto k = values_.index_of(x);
-    remove_cell(cell_of(k));
+    auto& tag = tags_[k];
+    remove_cell(cell_of(k, tag));
     auto last = values_.size() - 1;
     if (k != last) {
-      cells_[cell_of(last)].pos = static_cast<std::uint32_t>(k + 1);
-      values_[k] = std::move(values_[last]);
-      tags_[k] = tags_[last];
+      auto& last_tag = tags_.back();
+      cells_[cell_of(last, last_tag)].pos = static_cast<std::uint32_t>(k + 1);
+      *const_cast<T*>(x) = std::move(values_.back());
+      tag = last_tag;
     }
     values_.pop_back();
     tags_.pop_back();
@@ -184,10 +187,10 @@ private:
     }
   }
 
-  /// The cell pointing to values_[k].
-  std::size_t cell_of(std::size_t k) const noexcept {
+  /// The cell pointing to values_[k], whose tag is `tag`.
+  std::size_t cell_of(std::size_t k, std::uint32_t tag) const noexcept {
     auto pos = static_cast<std::uint32_t>(k + 1);
-    for (std::size_t i = tags_[k] & mask_;; i = (i + 1) & mask_)
+    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_)
       if (cells_[i].pos == pos)
         return i;
   }

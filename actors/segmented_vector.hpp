@@ -155,7 +155,8 @@ public:
   }
 
   void pop_back() noexcept {
-    back().~T();
+    if constexpr (!std::is_trivially_destructible_v<T>)
+      back().~T();
     --size_;
     // Keep one empty segment: free the last only once the one before it
     // is empty too.
