@@ -189,7 +189,7 @@ void uncount_ref(self_ptr self, manager_state::object_entry* i, uid_id uid) {
       return; // a uid that never referenced the object: ignored (see header)
     case ref_counts::removal::decremented:
       return;
-    case ref_counts::removal::erased: // released uid's hold
+    case ref_counts::removal::erased: // and its hold on uid released
       --i->uids;
       break;
   }

@@ -14,10 +14,10 @@
 // directory is a fixed array (32 segments hold more than 2^32 * first).
 // Indexing costs an add, a bit scan, a load from the directory and a
 // multiply-add: the directory keeps, per segment, the address element 0
-// would have if the segment started there. Large
-// segments are populated a window ahead of the last element (see
-// fresh_memory.hpp), not all at once: a new segment is as large as all
-// before it, and most of it may never be used.
+// would have if the segment started there. Large segments are populated a
+// window ahead of the last element (see fresh_memory.hpp), not all at once:
+// a new segment is as large as all before it, and most of it may never be
+// used.
 //
 // Shrinking frees the last segment once the one before it is empty too, so
 // a size that goes back and forth over a segment boundary does not allocate

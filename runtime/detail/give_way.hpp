@@ -57,10 +57,6 @@ public:
     return pending != 0;
   }
 
-  std::uint32_t interval() const noexcept {
-    return interval_;
-  }
-
 private:
   std::uint32_t countdown_ = min_interval;
   std::uint32_t interval_ = min_interval;
