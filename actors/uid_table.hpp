@@ -85,12 +85,8 @@ public:
     return res;
   }
 
-  /// The objects a live id references, with counts; the caller retains
-  /// the id for each object it adds and releases it for each it erases.
-  uid_refs& refs(uid_id id) noexcept {
-    return entries_[id - 1].refs;
-  }
-
+  /// The objects a live id references, with counts (changed only through
+  /// add_ref and remove_ref, which keep each count's hold on its id).
   const uid_refs& refs(uid_id id) const noexcept {
     return entries_[id - 1].refs;
   }
