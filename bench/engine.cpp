@@ -43,6 +43,12 @@ constexpr std::uint32_t write_sample_every = 16;
 /// Bound of every wait for the engines to settle.
 constexpr auto settle_timeout = std::chrono::milliseconds(300000);
 
+/// Cores the process kept busy on average since its CPU time was
+/// `cpu_start`, over `seconds` of wall time.
+double cores_busy(double cpu_start, double seconds) {
+  return seconds > 0 ? (process_cpu_seconds() - cpu_start) / seconds : 0;
+}
+
 double since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
@@ -202,6 +208,7 @@ struct engine::impl_state {
       register_pods = pool_pods("pod", 0, opts.register_ops, opts.pool);
     auto plan = spec(r.threads, opts.register_ops, 0, label);
     plan.sample_every = write_sample_every;
+    auto cpu = process_cpu_seconds();
     auto loop = run_closed_loop(
       plan,
       [&](std::size_t, std::uint64_t i) { s.register_pod(register_pods[i]); });
@@ -212,6 +219,7 @@ struct engine::impl_state {
     r.extra["sync_s"] = since(t);
     r.ops = loop.ops;
     r.seconds = loop.seconds + r.extra["sync_s"];
+    r.extra["cpu_cores"] = cores_busy(cpu, r.seconds);
     fill(r, loop.latency);
   }
 
@@ -225,6 +233,7 @@ struct engine::impl_state {
       register_anchors(s);
     auto plan = spec(r.threads, 0, opts.seconds, label);
     plan.sample_every = write_sample_every;
+    auto cpu = process_cpu_seconds();
     auto loop = run_closed_loop(plan,
                                 [&](std::size_t, std::uint64_t i) {
                                   const auto& p = ring[i % ring.size()];
@@ -246,6 +255,7 @@ struct engine::impl_state {
     r.extra["quiesce_s"] = since(t);
     r.ops = loop.ops;
     r.seconds = loop.seconds + r.extra["sync_s"] + r.extra["quiesce_s"];
+    r.extra["cpu_cores"] = cores_busy(cpu, r.seconds);
     fill(r, loop.latency);
   }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <malloc.h>
+#include <time.h>
 #include <unistd.h>
 
 // tcmalloc's C interface, present only when tcmalloc is linked.
@@ -50,6 +51,13 @@ std::uint64_t heap_bytes() {
   }
   auto info = mallinfo2();
   return static_cast<std::uint64_t>(info.uordblks + info.hblkhd);
+}
+
+double process_cpu_seconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 void trim_heap() {

@@ -1,5 +1,5 @@
 // process_stats: the process's memory as the kernel and the allocator see
-// it, for per-reflector memory and peak RSS.
+// it, for per-reflector memory and peak RSS, and its CPU time.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,11 @@ void reset_peak_rss();
 /// Heap bytes in use according to the allocator (tcmalloc's
 /// current_allocated_bytes, else glibc's mallinfo2).
 std::uint64_t heap_bytes();
+
+/// CPU time of the whole process (every thread, user and system) so far:
+/// the difference over a timed loop, divided by its wall time, is how many
+/// cores the run kept busy.
+double process_cpu_seconds();
 
 /// Returns free heap memory to the kernel, so RSS deltas measure use.
 void trim_heap();
