@@ -4,7 +4,9 @@
 // Every volume source that names a Secret or ConfigMap is modelled field by
 // field; the other source kinds (emptyDir, hostPath, nfs, ...) are recognised
 // by name only, so they decode without error. Optional Go pointers are
-// std::optional: "set" and "set but empty" differ for the reference rules.
+// std::optional, or boxed (messages/boxed.hpp) for a volume's sources, of
+// which at most one is set: "set" and "set but empty" differ for the
+// reference rules.
 #pragma once
 
 #include <memory>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "podref/messages/boxed.hpp"
 #include "podref/messages/object_meta.hpp"
 
 namespace podref {
@@ -122,18 +125,18 @@ struct csi_volume_source {
 
 struct volume {
   std::string name;
-  std::optional<azure_file_volume_source> azure_file;
-  std::optional<secret_ref_volume_source> cephfs;
-  std::optional<secret_ref_volume_source> cinder;
-  std::optional<secret_ref_volume_source> flex_volume;
-  std::optional<projected_volume_source> projected;
-  std::optional<secret_ref_volume_source> rbd;
-  std::optional<secret_volume_source> secret;
-  std::optional<secret_ref_volume_source> scale_io;
-  std::optional<secret_ref_volume_source> iscsi;
-  std::optional<secret_ref_volume_source> storageos;
-  std::optional<csi_volume_source> csi;
-  std::optional<config_map_volume_source> config_map;
+  boxed<azure_file_volume_source> azure_file;
+  boxed<secret_ref_volume_source> cephfs;
+  boxed<secret_ref_volume_source> cinder;
+  boxed<secret_ref_volume_source> flex_volume;
+  boxed<projected_volume_source> projected;
+  boxed<secret_ref_volume_source> rbd;
+  boxed<secret_volume_source> secret;
+  boxed<secret_ref_volume_source> scale_io;
+  boxed<secret_ref_volume_source> iscsi;
+  boxed<secret_ref_volume_source> storageos;
+  boxed<csi_volume_source> csi;
+  boxed<config_map_volume_source> config_map;
   /// The manifest key of a recognised source that references nothing
   /// (emptyDir, hostPath, persistentVolumeClaim, ...); empty otherwise.
   std::string other_source;

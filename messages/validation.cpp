@@ -340,7 +340,7 @@ private:
     // The secret visitor's else-if chain: only the first source set yields
     // its name; validation checks the same sources in the chain's order.
     bool open = secrets_;
-    auto secret_ref = [&](const std::optional<secret_ref_volume_source>& src,
+    auto secret_ref = [&](const boxed<secret_ref_volume_source>& src,
                           rule r, const char* rest) {
       if (!src)
         return;

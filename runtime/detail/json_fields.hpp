@@ -127,10 +127,11 @@ void read_list(const json& map, std::string_view key, const field_path& at,
     out.push_back(decode((*list)[i], path.index(i)));
 }
 
-/// An optional struct that `decode(value, path)` turns into T.
-template <class T, class Decode>
+/// An optional struct (std::optional or boxed) that `decode(value, path)`
+/// makes.
+template <class Optional, class Decode>
 void read_struct(const json& map, std::string_view key, const field_path& at,
-                 std::optional<T>& out, Decode decode) {
+                 Optional& out, Decode decode) {
   if (const auto* value = member(map, key))
     out = decode(*value, at.field(key));
 }
