@@ -220,6 +220,7 @@ struct engine::impl_state {
     r.ops = loop.ops;
     r.seconds = loop.seconds + r.extra["sync_s"];
     r.extra["cpu_cores"] = cores_busy(cpu, r.seconds);
+    r.extra["caller_yields"] = static_cast<double>(s.stats().caller_yields);
     fill(r, loop.latency);
   }
 
@@ -256,6 +257,7 @@ struct engine::impl_state {
     r.ops = loop.ops;
     r.seconds = loop.seconds + r.extra["sync_s"] + r.extra["quiesce_s"];
     r.extra["cpu_cores"] = cores_busy(cpu, r.seconds);
+    r.extra["caller_yields"] = static_cast<double>(s.stats().caller_yields);
     fill(r, loop.latency);
   }
 

@@ -59,6 +59,7 @@ subject_stats podref_subject::stats() const {
   subject_stats res;
   res.live_reflectors = st.live_reflectors;
   res.referenced_objects = st.referenced_objects;
+  res.caller_yields = st.caller_yields;
   return res;
 }
 

@@ -19,6 +19,9 @@ struct subject_stats {
   std::int64_t live_reflectors = 0;
   /// Objects referenced by at least one registered pod.
   std::int64_t referenced_objects = 0;
+  /// podref: calls that yielded their core to the manager (see
+  /// manager_options::yield_above); 0 for the baseline.
+  std::uint64_t caller_yields = 0;
 };
 
 /// A Secret manager under load: the operations of podref's object_manager.

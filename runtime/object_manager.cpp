@@ -49,7 +49,8 @@ struct object_manager::impl {
       res(res),
       opts(opts),
       pending_jobs(detail::pending_jobs_of(sys)),
-      inbox(std::make_shared<detail::command_inbox>(opts.max_unapplied)),
+      inbox(std::make_shared<detail::command_inbox>(opts.max_unapplied, 0,
+                                                    opts.yield_above)),
       source(caf::actor_cast<object_source_actor>(src)),
       resolve(std::move(resolve)) {
     manager_config cfg;
@@ -357,6 +358,7 @@ manager_stats object_manager::stats() const {
   st.waited_reads = reads.waited_reads;
   st.unapplied_commands = impl_->inbox->unapplied();
   st.backlog_waits = impl_->inbox->waits();
+  st.caller_yields = impl_->inbox->yields();
   return st;
 }
 

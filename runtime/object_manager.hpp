@@ -76,6 +76,12 @@ struct manager_options {
   /// manager); with the embedder's actor system, do not call them from its
   /// actors unless this is zero.
   std::size_t max_unapplied = 65536;
+  /// Giving way: while more than this many commands are unapplied, calls
+  /// of register_pod / unregister_pod running on the core the manager last
+  /// ran on yield it now and then (sched_yield), so that with more busy
+  /// threads than cores the manager gets more than an even share of its
+  /// core (runtime/detail/command_inbox.hpp). Zero: never.
+  std::size_t yield_above = 4096;
   /// Coalescing: when the manager finds only a few commands waiting, it
   /// applies them this much later, with those that came meanwhile (under
   /// load, bigger batches cost callers less; see actors/manager.cpp). Zero
@@ -112,6 +118,8 @@ struct manager_stats {
   /// the calls that waited because too many were (max_unapplied).
   std::int64_t unapplied_commands = 0;
   std::uint64_t backlog_waits = 0;
+  /// Calls that yielded their core to the manager (yield_above).
+  std::uint64_t caller_yields = 0;
 };
 
 class object_manager {

@@ -1,13 +1,17 @@
 // The command inbox between caller threads and the manager: ticket order
-// through the ring and the spill list, parking and waking the consumer, and
+// through the ring and the spill list, parking and waking the consumer,
 // back-pressure (bounded backlog, waiting callers released by the consumer
-// or by close, worker threads that never wait).
+// or by close, worker threads that never wait), and callers giving way to a
+// lagging consumer on its core (threads pinned to cores).
 #include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <pthread.h>
+#include <sched.h>
 
 #include <catch2/catch.hpp>
 
@@ -48,6 +52,41 @@ template <class Cond>
 void wait_until(Cond cond) {
   while (!cond())
     std::this_thread::yield();
+}
+
+/// The cores this process may run on.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> res;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &set))
+        res.push_back(i);
+  return res;
+}
+
+/// Runs f() on a thread pinned to `cpu`; false if it could not be pinned.
+template <class F>
+bool run_on_cpu(int cpu, F f) {
+  bool pinned = false;
+  std::thread th{[&] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pinned = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0
+             && sched_getcpu() == cpu;
+    if (pinned)
+      f();
+  }};
+  th.join();
+  return pinned;
+}
+
+/// Pushes registrations first .. last-1 from the calling thread.
+void push_range(command_inbox& box, int first, int last) {
+  for (int i = first; i < last; ++i)
+    box.push(command::kind::reg, reg(i));
 }
 
 } // namespace
@@ -305,4 +344,66 @@ TEST_CASE("an unbounded inbox never waits") {
     box.push(command::kind::reg, reg(i));
   CHECK(box.waits() == 0);
   CHECK(box.unapplied() == 1000);
+}
+
+TEST_CASE("callers on the consumer's core give way while it lags") {
+  auto cpus = allowed_cpus();
+  REQUIRE_FALSE(cpus.empty());
+  constexpr int above = 8;
+  command_inbox box{0, 0, above};
+  // The consumer applies a (here empty) batch on the core: it ran there.
+  REQUIRE(run_on_cpu(cpus[0], [&] { box.applied(0); }));
+  REQUIRE(run_on_cpu(cpus[0], [&] {
+    // Up to `above` unapplied commands nobody gives way; the 40 pushes
+    // past it find the consumer lagging, and every 4th of them yields.
+    push_range(box, 0, above + 1);
+    CHECK(box.yields() == 0);
+    push_range(box, above + 1, above + 41);
+  }));
+  CHECK(box.yields() == 10);
+  CHECK(take_names(box).size() == above + 41);
+  // Once it has applied them, it no longer lags.
+  REQUIRE(run_on_cpu(cpus[0], [&] {
+    box.applied(above + 41);
+    push_range(box, 100, 100 + above + 1);
+  }));
+  CHECK(box.yields() == 10);
+}
+
+TEST_CASE("callers on other cores, or never-wait, never give way") {
+  auto cpus = allowed_cpus();
+  REQUIRE_FALSE(cpus.empty());
+  constexpr int above = 8;
+  SECTION("the consumer has not applied anything yet") {
+    command_inbox box{0, 0, above};
+    REQUIRE(run_on_cpu(cpus[0], [&] { push_range(box, 0, 100); }));
+    CHECK(box.yields() == 0);
+  }
+  SECTION("giving way is off") {
+    command_inbox box{0, 0, 0};
+    REQUIRE(run_on_cpu(cpus[0], [&] {
+      box.applied(0);
+      push_range(box, 0, 100);
+    }));
+    CHECK(box.yields() == 0);
+  }
+  SECTION("a never-wait thread") {
+    command_inbox box{0, 0, above};
+    REQUIRE(run_on_cpu(cpus[0], [&] {
+      box.applied(0);
+      command_inbox::never_wait_on_this_thread();
+      push_range(box, 0, 100);
+    }));
+    CHECK(box.yields() == 0);
+  }
+  SECTION("a caller on another core") {
+    if (cpus.size() < 2) {
+      WARN("one core only: nothing to check");
+      return;
+    }
+    command_inbox box{0, 0, above};
+    REQUIRE(run_on_cpu(cpus[0], [&] { box.applied(0); }));
+    REQUIRE(run_on_cpu(cpus[1], [&] { push_range(box, 0, 100); }));
+    CHECK(box.yields() == 0);
+  }
 }

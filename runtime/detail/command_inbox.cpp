@@ -5,11 +5,18 @@
 #include <thread>
 #include <utility>
 
+#include <sched.h>
+
 namespace podref::detail {
 
 namespace {
 
 thread_local bool never_wait = false;
+
+/// Pushes of this thread that found a consumer lagging; every 4th checks
+/// whether to give way (a check that yields for nothing costs a system
+/// call).
+thread_local unsigned lagging_pushes = 0;
 
 /// Ring slots by default: room for the whole bounded backlog (at least 1k
 /// slots, 16 KB), so only the few pushes past the bound (one per caller
@@ -37,8 +44,10 @@ std::uint64_t ticket_of(std::uint64_t tag) noexcept {
 
 } // namespace
 
-command_inbox::command_inbox(std::size_t max_unapplied, std::size_t ring_slots)
+command_inbox::command_inbox(std::size_t max_unapplied, std::size_t ring_slots,
+                             std::size_t yield_above)
   : max_unapplied_(static_cast<std::int64_t>(max_unapplied)),
+    yield_above_(static_cast<std::int64_t>(yield_above)),
     mask_(ring_size(max_unapplied, ring_slots) - 1),
     ring_(new slot[mask_ + 1]) {
   for (std::uint64_t i = 0; i <= mask_; ++i) {
@@ -60,11 +69,16 @@ void command_inbox::never_wait_on_this_thread() noexcept {
 }
 
 bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
-  // Concurrent callers may all pass the check: the bound is exceeded by at
-  // most one command per caller thread.
-  if (max_unapplied_ > 0 && !never_wait && unapplied() >= max_unapplied_
-      && !closed_.load(std::memory_order_relaxed))
-    wait_for_room();
+  if (!never_wait) {
+    // Concurrent callers may all pass the check: the bound is exceeded by
+    // at most one command per caller thread.
+    auto backlog = unapplied();
+    if (max_unapplied_ > 0 && backlog >= max_unapplied_
+        && !closed_.load(std::memory_order_relaxed))
+      wait_for_room();
+    else if (yield_above_ > 0 && backlog > yield_above_)
+      give_way();
+  }
   const auto* x = reg.get();
   auto& link = x->transit_;
   // A registration waits in one inbox at a time: a second push would
@@ -105,6 +119,16 @@ void command_inbox::wait_for_room() {
   });
   guard.unlock();
   waiters_.fetch_sub(1);
+}
+
+void command_inbox::give_way() noexcept {
+  if (++lagging_pushes % 4 != 0)
+    return;
+  auto cpu = sched_getcpu();
+  if (cpu < 0 || cpu != consumer_cpu_.load(std::memory_order_relaxed))
+    return;
+  yields_.fetch_add(1, std::memory_order_relaxed);
+  sched_yield();
 }
 
 void command_inbox::close() {
@@ -174,6 +198,8 @@ bool command_inbox::park() noexcept {
 void command_inbox::applied(std::size_t n) {
   // Only the consumer writes applied_. Seq_cst with wait_for_room():
   // either it sees this waiter or the waiter's predicate sees the count.
+  if (yield_above_ > 0)
+    consumer_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
   applied_.store(applied_.load(std::memory_order_relaxed) + n);
   if (waiters_.load() > 0 && unapplied() <= max_unapplied_ / 2) {
     std::lock_guard<std::mutex> guard{room_lock_};

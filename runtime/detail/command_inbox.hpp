@@ -29,6 +29,19 @@
 // scheduler's workers, which run the consumer) never wait: a worker waiting
 // for the manager could be the thread the manager needs.
 //
+// Giving way: with more busy threads than cores, the kernel shares each core
+// evenly between the threads on it, and the manager, one thread applying
+// the commands of every caller, gets no more than each caller: at two
+// callers on two cores about 2/3 of a core, while it needs ~0.8 of one to
+// keep up (measured: register at two callers was limited by it, at ~2.2 M
+// pods/s whatever the callers saved). So while more than `yield_above`
+// commands are unapplied, every 4th push checks whether its thread runs on
+// the core the consumer last applied on (published once per batch), and
+// if so yields it (sched_yield): the consumer, waiting in that core's run
+// queue, runs instead. A caller on another core does not yield (it would
+// not help the consumer and only cost it the call), so one caller beside
+// an idle core never slows down. Threads marked never-wait never yield.
+//
 // Contract:
 // - push() from any number of threads. Ticket order is one linearised
 //   order of all pushes: a push that returned before another began has the
@@ -71,9 +84,11 @@ class command_inbox {
 public:
   /// An inbox whose callers wait above `max_unapplied` commands (0: never),
   /// with a ring of `ring_slots` (rounded up to a power of two; 0: enough
-  /// for the bound, 64k for an unbounded inbox).
+  /// for the bound, 64k for an unbounded inbox), whose callers give way to
+  /// the consumer above `yield_above` commands (0: never; see above).
   explicit command_inbox(std::size_t max_unapplied = 0,
-                         std::size_t ring_slots = 0);
+                         std::size_t ring_slots = 0,
+                         std::size_t yield_above = 0);
 
   command_inbox(const command_inbox&) = delete;
   command_inbox& operator=(const command_inbox&) = delete;
@@ -102,6 +117,11 @@ public:
   /// Callers that waited for room (for stats and tests).
   std::uint64_t waits() const noexcept {
     return waits_.load(std::memory_order_relaxed);
+  }
+
+  /// Pushes that gave way to the consumer (for stats and tests).
+  std::uint64_t yields() const noexcept {
+    return yields_.load(std::memory_order_relaxed);
   }
 
   /// Pushes that found their ring slot taken (for stats and tests).
@@ -174,6 +194,9 @@ private:
 
   void wait_for_room();
 
+  /// Yields the core if the consumer lags and last ran on it (see above).
+  void give_way() noexcept;
+
 
   /// Hands the registration's own reference to `out`.
   void take(const pod_registration* x, command& out) noexcept;
@@ -199,14 +222,19 @@ private:
   /// Registrations whose slot was taken, newest first, linked through
   /// their transit links (written by callers; taken by the consumer).
   alignas(64) std::atomic<const pod_registration*> spill_{nullptr};
-  /// Commands applied (written by the consumer only, once per batch).
+  /// Commands applied, and the core the consumer applied the last batch
+  /// on (-1: none yet). Written by the consumer only, once per batch; on
+  /// the line a push reads anyway.
   alignas(64) std::atomic<std::uint64_t> applied_{0};
+  std::atomic<int> consumer_cpu_{-1};
   /// Callers inside wait_for_room(); the consumer locks only when nonzero.
   alignas(64) std::atomic<int> waiters_{0};
   std::atomic<bool> closed_{false};
   std::atomic<std::uint64_t> waits_{0};
   std::atomic<std::uint64_t> spills_{0};
+  std::atomic<std::uint64_t> yields_{0};
   const std::int64_t max_unapplied_;
+  const std::int64_t yield_above_;
   const std::uint64_t mask_;
   std::unique_ptr<slot[]> ring_;
   std::mutex room_lock_;
