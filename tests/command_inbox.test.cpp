@@ -370,7 +370,7 @@ TEST_CASE("callers on the consumer's core give way while it lags") {
   CHECK(box.yields() == 10);
 }
 
-TEST_CASE("callers on other cores, or never-wait, never give way") {
+TEST_CASE("callers on other cores, never-wait or after close never give way") {
   auto cpus = allowed_cpus();
   REQUIRE_FALSE(cpus.empty());
   constexpr int above = 8;
@@ -392,6 +392,15 @@ TEST_CASE("callers on other cores, or never-wait, never give way") {
     REQUIRE(run_on_cpu(cpus[0], [&] {
       box.applied(0);
       command_inbox::never_wait_on_this_thread();
+      push_range(box, 0, 100);
+    }));
+    CHECK(box.yields() == 0);
+  }
+  SECTION("a closed inbox") {
+    command_inbox box{0, 0, above};
+    box.close();
+    REQUIRE(run_on_cpu(cpus[0], [&] {
+      box.applied(0);
       push_range(box, 0, 100);
     }));
     CHECK(box.yields() == 0);

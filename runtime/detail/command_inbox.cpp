@@ -122,7 +122,7 @@ void command_inbox::wait_for_room() {
 }
 
 void command_inbox::give_way() noexcept {
-  if (++lagging_pushes % 4 != 0)
+  if (++lagging_pushes % 4 != 0 || closed_.load(std::memory_order_relaxed))
     return;
   auto cpu = sched_getcpu();
   if (cpu < 0 || cpu != consumer_cpu_.load(std::memory_order_relaxed))

@@ -39,8 +39,9 @@
 // the core the consumer last applied on (published once per batch), and
 // if so yields it (sched_yield): the consumer, waiting in that core's run
 // queue, runs instead. A caller on another core does not yield (it would
-// not help the consumer and only cost it the call), so one caller beside
-// an idle core never slows down. Threads marked never-wait never yield.
+// not help the consumer, only cost the caller a system call), so one
+// caller beside an idle core never slows down. Threads marked never-wait
+// never yield, nor does anyone once the inbox is closed.
 //
 // Contract:
 // - push() from any number of threads. Ticket order is one linearised
@@ -196,7 +197,6 @@ private:
 
   /// Yields the core if the consumer lags and last ran on it (see above).
   void give_way() noexcept;
-
 
   /// Hands the registration's own reference to `out`.
   void take(const pod_registration* x, command& out) noexcept;
