@@ -7,6 +7,8 @@
 
 #include <sched.h>
 
+#include "podref/runtime/detail/give_way.hpp"
+
 namespace podref::detail {
 
 namespace {
@@ -14,7 +16,7 @@ namespace {
 thread_local bool never_wait = false;
 
 /// Pushes of this thread that found a consumer lagging; every 4th checks
-/// whether to give way (a check that yields for nothing costs a system
+/// whether to yield to it (a check that yields for nothing costs a system
 /// call).
 thread_local unsigned lagging_pushes = 0;
 
@@ -77,7 +79,7 @@ bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
         && !closed_.load(std::memory_order_relaxed))
       wait_for_room();
     else if (yield_above_ > 0 && backlog > yield_above_)
-      give_way();
+      yield_to_consumer();
   }
   const auto* x = reg.get();
   auto& link = x->transit_;
@@ -121,14 +123,14 @@ void command_inbox::wait_for_room() {
   waiters_.fetch_sub(1);
 }
 
-void command_inbox::give_way() noexcept {
+void command_inbox::yield_to_consumer() noexcept {
   if (++lagging_pushes % 4 != 0 || closed_.load(std::memory_order_relaxed))
     return;
   auto cpu = sched_getcpu();
   if (cpu < 0 || cpu != consumer_cpu_.load(std::memory_order_relaxed))
     return;
   yields_.fetch_add(1, std::memory_order_relaxed);
-  sched_yield();
+  yield_cpu();
 }
 
 void command_inbox::close() {

@@ -195,8 +195,9 @@ private:
 
   void wait_for_room();
 
-  /// Yields the core if the consumer lags and last ran on it (see above).
-  void give_way() noexcept;
+  /// Yields the core if the consumer lags and last ran on it ("Giving
+  /// way" above; the readers' give_way.hpp yields by another signal).
+  void yield_to_consumer() noexcept;
 
   /// Hands the registration's own reference to `out`.
   void take(const pod_registration* x, command& out) noexcept;
