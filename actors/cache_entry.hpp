@@ -44,9 +44,9 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "podref/messages/actor_types.hpp"
-#include "podref/runtime/detail/engine_counters.hpp"
-#include "podref/runtime/detail/object_slot.hpp"
-#include "podref/runtime/node_ttl.hpp"
+#include "podref/read_side/engine_counters.hpp"
+#include "podref/read_side/object_slot.hpp"
+#include "podref/messages/node_ttl.hpp"
 
 namespace podref {
 

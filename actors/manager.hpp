@@ -48,10 +48,10 @@
 #include "podref/actors/uid_table.hpp"
 #include "podref/messages/actor_types.hpp"
 #include "podref/messages/hashed_key.hpp"
-#include "podref/runtime/detail/command_inbox.hpp"
-#include "podref/runtime/detail/read_side.hpp"
-#include "podref/runtime/node_ttl.hpp"
-#include "podref/runtime/strategy.hpp"
+#include "podref/actors/command_inbox.hpp"
+#include "podref/read_side/read_side.hpp"
+#include "podref/messages/node_ttl.hpp"
+#include "podref/messages/strategy.hpp"
 
 namespace podref {
 

@@ -47,8 +47,8 @@
 #include "podref/actors/lean_actor.hpp"
 #include "podref/actors/small_rng.hpp"
 #include "podref/messages/actor_types.hpp"
-#include "podref/runtime/detail/engine_counters.hpp"
-#include "podref/runtime/detail/object_slot.hpp"
+#include "podref/read_side/engine_counters.hpp"
+#include "podref/read_side/object_slot.hpp"
 
 namespace podref {
 

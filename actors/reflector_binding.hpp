@@ -24,7 +24,7 @@
 #include <memory>
 #include <utility>
 
-#include "podref/runtime/detail/object_slot.hpp"
+#include "podref/read_side/object_slot.hpp"
 
 namespace podref {
 

@@ -13,7 +13,7 @@
 
 #include "podref/messages/pod_references.hpp"
 #include "podref/runtime/api_server.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/manifest.hpp"
 #include "podref/runtime/runtime.hpp"
 #include "podref/runtime/typed_managers.hpp"
 

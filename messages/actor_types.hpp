@@ -233,7 +233,7 @@ using ref_map = std::map<std::string, int>;
 /// - immut_read(ns, name): forwarded to the object's reflector (Watch);
 /// - recycle(): one idle-recycling pass (also runs on its own timer);
 /// - drain(): apply the commands waiting in the facade's command inbox
-///   (see runtime/detail/command_inbox.hpp); every other message applies
+///   (see actors/command_inbox.hpp); every other message applies
 ///   them first, so a sync or a read is ordered after the registrations
 ///   its sender pushed before it;
 /// - sync(): answers once every earlier message of the sender is applied;

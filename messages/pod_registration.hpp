@@ -28,9 +28,6 @@
 
 namespace podref {
 
-namespace detail {
-class command_inbox;
-} // namespace detail
 
 class pod_registration {
 public:
@@ -115,20 +112,10 @@ public:
     return count * sizeof(object) + text_size;
   }
 
-private:
-  friend class detail::command_inbox;
-
-  struct object {
-    std::uint32_t at;
-    std::uint32_t size;
-    std::size_t hash;
-  };
-
-  /// While a registration waits in a command inbox (runtime/detail), it
-  /// holds the inbox's reference to itself, so a call allocates nothing
-  /// for the trip; one that waits in the inbox's spill list is its node
-  /// there. Only the inbox touches it; a registration waits in at most one
-  /// inbox at a time.
+  /// An intrusive hook for the one command inbox a registration waits in at
+  /// a time (actors/command_inbox.hpp defines its use; nothing else touches
+  /// it): the inbox keeps the registration's own reference here, so a call
+  /// allocates nothing for the trip, and links its spill list through it.
   struct transit_link {
     const pod_registration* next = nullptr;
     std::shared_ptr<const pod_registration> self;
@@ -136,6 +123,18 @@ private:
     /// 32 bytes).
     std::uint64_t tag = 0;
   };
+
+  transit_link& transit() const noexcept {
+    return transit_;
+  }
+
+private:
+  struct object {
+    std::uint32_t at;
+    std::uint32_t size;
+    std::size_t hash;
+  };
+
 
   std::string_view view(std::size_t from, std::size_t to) const noexcept {
     return {text_ + from, to - from};

@@ -21,7 +21,7 @@
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
 #include "podref/messages/source_protocol.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/manifest.hpp"
 
 namespace caf {
 class actor;

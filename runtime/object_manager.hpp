@@ -1,6 +1,6 @@
 // object_manager: the thread-safe facade over one manager actor, generic over
 // the resource and over the strategy (Get, Cache or Watch; see
-// runtime/strategy.hpp); secret_manager and configmap_manager wrap it with
+// messages/strategy.hpp); secret_manager and configmap_manager wrap it with
 // typed reads.
 //
 // Contracts:
@@ -35,8 +35,8 @@
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
 #include "podref/messages/pod.hpp"
-#include "podref/runtime/node_ttl.hpp"
-#include "podref/runtime/strategy.hpp"
+#include "podref/messages/node_ttl.hpp"
+#include "podref/messages/strategy.hpp"
 
 namespace caf {
 class actor;
@@ -80,7 +80,7 @@ struct manager_options {
   /// of register_pod / unregister_pod running on the core the manager last
   /// ran on yield it now and then (sched_yield), so that with more busy
   /// threads than cores the manager gets more than an even share of its
-  /// core (runtime/detail/command_inbox.hpp). Zero: never.
+  /// core (actors/command_inbox.hpp). Zero: never.
   std::size_t yield_above = 4096;
   /// Coalescing: when the manager finds only a few commands waiting, it
   /// applies them this much later, with those that came meanwhile (under

@@ -6,7 +6,7 @@
 #include <caf/scheduler/coordinator.hpp>
 #include <caf/thread_hook.hpp>
 
-#include "podref/runtime/detail/command_inbox.hpp"
+#include "podref/actors/command_inbox.hpp"
 #include "podref/runtime/detail/sharing_policy.hpp"
 
 namespace podref {

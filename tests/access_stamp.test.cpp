@@ -1,4 +1,4 @@
-// The coarse access stamp of snapshot reads (runtime/detail/access_stamp.hpp)
+// The coarse access stamp of snapshot reads (read_side/access_stamp.hpp)
 // against idle recycling, on the deterministic scheduler: the manager
 // publishes the stamp, reads record it the way object_manager's snapshot
 // path does (read_side::record_read), and the recycling timer's passes on
@@ -9,7 +9,7 @@
 // of its recycling period, so a watch never stops earlier than upstream's,
 // at the same pass when max idle is a multiple of the period (the default)
 // and otherwise at most one period later.
-#include "podref/runtime/detail/access_stamp.hpp"
+#include "podref/read_side/access_stamp.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -22,7 +22,7 @@
 
 #include "podref/actors/manager.hpp"
 #include "podref/actors/memory_api_server.hpp"
-#include "podref/runtime/detail/read_side.hpp"
+#include "podref/read_side/read_side.hpp"
 #include "support/manager_fixture.hpp"
 #include "support/pod_builders.hpp"
 

@@ -15,7 +15,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "podref/runtime/detail/command_inbox.hpp"
+#include "podref/actors/command_inbox.hpp"
 
 using namespace podref;
 using detail::command;

@@ -1,6 +1,6 @@
 // Epoch-based reclamation: when retired objects are freed, how reader records
 // follow threads and domains, and the reader counters.
-#include "podref/runtime/detail/epoch.hpp"
+#include "podref/read_side/epoch.hpp"
 
 #include <catch2/catch.hpp>
 

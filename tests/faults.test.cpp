@@ -34,7 +34,7 @@
 #include "podref/actors/memory_api_server.hpp"
 #include "podref/messages/pod_registration.hpp"
 #include "podref/runtime/api_server.hpp"
-#include "podref/runtime/detail/read_side.hpp"
+#include "podref/read_side/read_side.hpp"
 #include "podref/runtime/runtime.hpp"
 #include "podref/runtime/typed_managers.hpp"
 #include "support/deterministic_fixture.hpp"

@@ -31,7 +31,7 @@
 
 #include "podref/actors/memory_api_server.hpp"
 #include "podref/messages/pod_registration.hpp"
-#include "podref/runtime/detail/read_side.hpp"
+#include "podref/read_side/read_side.hpp"
 #include "support/manager_fixture.hpp"
 #include "support/pod_builders.hpp"
 

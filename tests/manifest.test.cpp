@@ -1,6 +1,6 @@
 // The manifest decoder: JSON and YAML input, every decoded kind and field,
 // YAML typing, anchors and Lists, and every error with its exact message.
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/manifest.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/messages/pod_references.hpp"
-#include "podref/runtime/detail/yaml_scalar.hpp"
+#include "podref/manifest/detail/yaml_scalar.hpp"
 
 using namespace podref;
 

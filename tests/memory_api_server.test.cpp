@@ -2,7 +2,7 @@
 // log and the fault hooks the reflector tests rely on (after client-go's
 // fake clientset and fake watch), all on the deterministic scheduler.
 #include "podref/actors/memory_api_server.hpp"
-#include "podref/runtime/memory_source.hpp"
+#include "podref/manifest/objects_of.hpp"
 
 #include "support/deterministic_fixture.hpp"
 

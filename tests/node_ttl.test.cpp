@@ -1,7 +1,7 @@
 // The node TTL annotation of the Cache strategy (reference kubelet-manager.md
 // 2.4, 2.5 and 5.1 #6 TestParseNodeAnnotation), Go's strconv.Atoi rules, the
 // embedder-fed node_ttl_source, the freshness rule and strategy names.
-#include "podref/runtime/node_ttl.hpp"
+#include "podref/messages/node_ttl.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "podref/runtime/object_manager.hpp"
-#include "podref/runtime/strategy.hpp"
+#include "podref/messages/strategy.hpp"
 
 using namespace podref;
 using namespace std::chrono_literals;

@@ -1,7 +1,7 @@
-// The read side of one object (runtime/detail/object_slot.hpp and
+// The read side of one object (read_side/object_slot.hpp and
 // reader_stripes.hpp): key matching by parts, the access time a read
 // records, and the per-thread-stripe copies readers hand out.
-#include "podref/runtime/detail/object_slot.hpp"
+#include "podref/read_side/object_slot.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -25,9 +25,9 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "podref/actors/memory_api_server.hpp"
-#include "podref/runtime/detail/engine_counters.hpp"
-#include "podref/runtime/detail/epoch.hpp"
-#include "podref/runtime/detail/object_slot.hpp"
+#include "podref/read_side/engine_counters.hpp"
+#include "podref/read_side/epoch.hpp"
+#include "podref/read_side/object_slot.hpp"
 #include "support/deterministic_fixture.hpp"
 
 using namespace podref;

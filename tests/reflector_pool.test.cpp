@@ -7,7 +7,7 @@
 
 #include "podref/actors/reflector_binding.hpp"
 #include "podref/actors/reflector_pool.hpp"
-#include "podref/runtime/detail/epoch.hpp"
+#include "podref/read_side/epoch.hpp"
 
 using namespace podref;
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "podref/messages/pod_references.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/manifest.hpp"
 #include "podref/version.hpp"
 #include "support/run_process.hpp"
 

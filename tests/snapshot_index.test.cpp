@@ -1,7 +1,7 @@
 // The lock-free snapshot index: single-threaded behaviour against a model,
 // slot lifetime across erase, a concurrent reader/writer stress (run it under
 // ASan to prove there is no use after free) and a hidden read benchmark.
-#include "podref/runtime/detail/snapshot_index.hpp"
+#include "podref/read_side/snapshot_index.hpp"
 
 #include <catch2/catch.hpp>
 

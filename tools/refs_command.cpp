@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/messages/pod_references.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/manifest.hpp"
 
 namespace podref::cli {
 

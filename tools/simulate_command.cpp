@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "podref/runtime/manifest.hpp"
-#include "podref/runtime/strategy.hpp"
+#include "podref/manifest/manifest.hpp"
+#include "podref/messages/strategy.hpp"
 #include "simulation.hpp"
 
 namespace podref::cli {

@@ -19,7 +19,7 @@
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/pod.hpp"
 #include "podref/runtime/object_manager.hpp"
-#include "podref/runtime/strategy.hpp"
+#include "podref/messages/strategy.hpp"
 
 namespace podref::cli {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "podref/messages/pod_references.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/manifest.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/sec.hpp>
 
-#include "podref/runtime/detail/snapshot_index.hpp"
+#include "podref/read_side/snapshot_index.hpp"
 #include "podref/runtime/object_manager.hpp"
 #include "support/deterministic_fixture.hpp"
 

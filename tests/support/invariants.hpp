@@ -38,7 +38,7 @@
 
 #include "podref/messages/actor_types.hpp"
 #include "podref/messages/pod_registration.hpp"
-#include "podref/runtime/detail/read_side.hpp"
+#include "podref/read_side/read_side.hpp"
 
 namespace podref {
 class object_manager;

@@ -11,7 +11,7 @@
 
 #include "podref/actors/manager.hpp"
 #include "podref/actors/memory_api_server.hpp"
-#include "podref/runtime/detail/read_side.hpp"
+#include "podref/read_side/read_side.hpp"
 #include "support/deterministic_fixture.hpp"
 
 namespace podref::test {

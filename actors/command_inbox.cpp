@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/command_inbox.hpp"
+#include "podref/actors/command_inbox.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -7,7 +7,6 @@
 
 #include <sched.h>
 
-#include "podref/runtime/detail/give_way.hpp"
 
 namespace podref::detail {
 
@@ -82,7 +81,7 @@ bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
       yield_to_consumer();
   }
   const auto* x = reg.get();
-  auto& link = x->transit_;
+  auto& link = x->transit();
   // A registration waits in one inbox at a time: a second push would
   // overwrite the link of the first.
   assert(!link.self && "registration already waiting in an inbox");
@@ -130,7 +129,7 @@ void command_inbox::yield_to_consumer() noexcept {
   if (cpu < 0 || cpu != consumer_cpu_.load(std::memory_order_relaxed))
     return;
   yields_.fetch_add(1, std::memory_order_relaxed);
-  yield_cpu();
+  sched_yield();
 }
 
 void command_inbox::close() {
@@ -142,7 +141,7 @@ void command_inbox::close() {
 }
 
 void command_inbox::take(const pod_registration* x, command& out) noexcept {
-  auto& link = x->transit_;
+  auto& link = x->transit();
   out.what = static_cast<command::kind>(link.tag & 1);
   out.reg = std::move(link.self);
   ++next_;
@@ -151,18 +150,18 @@ void command_inbox::take(const pod_registration* x, command& out) noexcept {
 bool command_inbox::spilled_next() noexcept {
   auto is_next = [this] {
     return !spilled_taken_.empty()
-           && ticket_of(spilled_taken_.back()->transit_.tag) == next_;
+           && ticket_of(spilled_taken_.back()->transit().tag) == next_;
   };
   if (is_next())
     return true;
   auto* x = spill_.exchange(nullptr);
   if (x == nullptr)
     return false;
-  for (; x != nullptr; x = std::exchange(x->transit_.next, nullptr))
+  for (; x != nullptr; x = std::exchange(x->transit().next, nullptr))
     spilled_taken_.push_back(x);
   std::sort(spilled_taken_.begin(), spilled_taken_.end(),
             [](const pod_registration* a, const pod_registration* b) {
-              return a->transit_.tag > b->transit_.tag;
+              return a->transit().tag > b->transit().tag;
             });
   return is_next();
 }

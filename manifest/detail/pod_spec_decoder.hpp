@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/messages/pod.hpp"
-#include "podref/runtime/detail/json_fields.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/detail/json_fields.hpp"
+#include "podref/manifest/manifest.hpp"
 
 namespace podref::detail {
 

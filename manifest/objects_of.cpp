@@ -1,4 +1,4 @@
-#include "podref/runtime/memory_source.hpp"
+#include "podref/manifest/objects_of.hpp"
 
 #include <type_traits>
 #include <variant>

@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/json_documents.hpp"
+#include "podref/manifest/detail/json_documents.hpp"
 
 #include <cstdint>
 #include <string>

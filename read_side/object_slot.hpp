@@ -19,9 +19,9 @@
 #include <utility>
 
 #include "podref/messages/api_object.hpp"
-#include "podref/runtime/detail/epoch.hpp"
-#include "podref/runtime/detail/reader_stripes.hpp"
-#include "podref/runtime/detail/snapshot_index.hpp"
+#include "podref/read_side/epoch.hpp"
+#include "podref/read_side/reader_stripes.hpp"
+#include "podref/read_side/snapshot_index.hpp"
 
 namespace podref::detail {
 

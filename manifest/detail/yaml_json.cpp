@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/yaml_json.hpp"
+#include "podref/manifest/detail/yaml_json.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -12,8 +12,8 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include "podref/runtime/detail/json_fields.hpp"
-#include "podref/runtime/detail/yaml_scalar.hpp"
+#include "podref/manifest/detail/json_fields.hpp"
+#include "podref/manifest/detail/yaml_scalar.hpp"
 
 namespace podref::detail {
 

@@ -1,4 +1,4 @@
-#include "podref/runtime/node_ttl.hpp"
+#include "podref/messages/node_ttl.hpp"
 
 #include <limits>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/reader_stripes.hpp"
+#include "podref/read_side/reader_stripes.hpp"
 
 #include <memory>
 #include <new>

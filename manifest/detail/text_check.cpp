@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/text_check.hpp"
+#include "podref/manifest/detail/text_check.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/json_fields.hpp"
+#include "podref/manifest/detail/json_fields.hpp"
 
 #include <string>
 

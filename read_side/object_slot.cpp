@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/object_slot.hpp"
+#include "podref/read_side/object_slot.hpp"
 
 namespace podref::detail {
 

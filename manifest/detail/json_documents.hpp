@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "podref/runtime/detail/text_input.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/detail/text_input.hpp"
+#include "podref/manifest/manifest.hpp"
 
 namespace podref::detail {
 

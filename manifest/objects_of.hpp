@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "podref/messages/api_object.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/manifest.hpp"
 
 namespace podref {
 

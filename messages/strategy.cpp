@@ -1,4 +1,4 @@
-#include "podref/runtime/strategy.hpp"
+#include "podref/messages/strategy.hpp"
 
 #include <string>
 

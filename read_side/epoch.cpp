@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/epoch.hpp"
+#include "podref/read_side/epoch.hpp"
 
 #include <algorithm>
 #include <utility>

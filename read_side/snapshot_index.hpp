@@ -34,7 +34,7 @@
 #include <string_view>
 #include <utility>
 
-#include "podref/runtime/detail/epoch.hpp"
+#include "podref/read_side/epoch.hpp"
 
 namespace podref::detail {
 

@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/pod_spec_decoder.hpp"
+#include "podref/manifest/detail/pod_spec_decoder.hpp"
 
 #include <array>
 #include <string>

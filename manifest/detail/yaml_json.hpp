@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "podref/runtime/detail/text_input.hpp"
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/detail/text_input.hpp"
+#include "podref/manifest/manifest.hpp"
 
 namespace podref::detail {
 

@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/yaml_scalar.hpp"
+#include "podref/manifest/detail/yaml_scalar.hpp"
 
 #include <charconv>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/object_decoder.hpp"
+#include "podref/manifest/detail/object_decoder.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "podref/messages/validation.hpp"
-#include "podref/runtime/detail/base64.hpp"
-#include "podref/runtime/detail/pod_spec_decoder.hpp"
+#include "podref/manifest/detail/base64.hpp"
+#include "podref/manifest/detail/pod_spec_decoder.hpp"
 
 namespace podref::detail {
 

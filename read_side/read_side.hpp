@@ -11,11 +11,11 @@
 #include <memory>
 #include <string_view>
 
-#include "podref/runtime/detail/access_stamp.hpp"
-#include "podref/runtime/detail/engine_counters.hpp"
-#include "podref/runtime/detail/epoch.hpp"
-#include "podref/runtime/detail/object_slot.hpp"
-#include "podref/runtime/detail/snapshot_index.hpp"
+#include "podref/read_side/access_stamp.hpp"
+#include "podref/read_side/engine_counters.hpp"
+#include "podref/read_side/epoch.hpp"
+#include "podref/read_side/object_slot.hpp"
+#include "podref/read_side/snapshot_index.hpp"
 
 namespace podref::detail {
 

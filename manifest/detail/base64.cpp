@@ -1,4 +1,4 @@
-#include "podref/runtime/detail/base64.hpp"
+#include "podref/manifest/detail/base64.hpp"
 
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-#include "podref/runtime/manifest.hpp"
+#include "podref/manifest/manifest.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -13,12 +13,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "podref/runtime/detail/json_documents.hpp"
-#include "podref/runtime/detail/json_fields.hpp"
-#include "podref/runtime/detail/object_decoder.hpp"
-#include "podref/runtime/detail/text_check.hpp"
-#include "podref/runtime/detail/text_input.hpp"
-#include "podref/runtime/detail/yaml_json.hpp"
+#include "podref/manifest/detail/json_documents.hpp"
+#include "podref/manifest/detail/json_fields.hpp"
+#include "podref/manifest/detail/object_decoder.hpp"
+#include "podref/manifest/detail/text_check.hpp"
+#include "podref/manifest/detail/text_input.hpp"
+#include "podref/manifest/detail/yaml_json.hpp"
 
 namespace podref {
 
