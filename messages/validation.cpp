@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "podref/messages/reference_walk.hpp"
+
 namespace podref {
 
 namespace {
@@ -163,19 +165,7 @@ std::string go_quote(std::string_view value) {
 
 // -- references -----------------------------------------------------------------
 
-/// How the API server checks one reference field.
-enum class rule {
-  /// Anything, empty included.
-  any,
-  /// Not empty; any text.
-  required,
-  /// Not empty; a DNS-1123 subdomain.
-  required_subdomain,
-  /// Not empty; a DNS-1123 subdomain after masking a trailing '-'.
-  required_subdomain_prefix,
-  /// A DNS-1123 subdomain (so not empty either).
-  subdomain,
-};
+using rule = reference_rule;
 
 /// Upstream's maskTrailingDash: a name used as a prefix may end in '-'. It
 /// replaces the last two characters with "a"; a lone "-" stays (upstream's
@@ -243,33 +233,15 @@ bool acceptable(std::string_view name, rule r) noexcept {
   return false;
 }
 
-/// Where a reference field sits: `list[i].rest`, or, inside a nested list,
-/// `list[i].nested[j].rest`. Plain scalars, so that the good path passes
-/// them in registers; the text is built only for a problem.
-struct field_path {
-  const char* list;
-  std::size_t i;
-  const char* rest;
-  const char* nested = nullptr;
-  std::size_t j = 0;
-
-  std::string render() const {
-    auto out = std::string{list} + "[" + std::to_string(i) + "].";
-    if (nested != nullptr)
-      out.append(nested).append("[").append(std::to_string(j)).append("].");
-    return out.append(rest);
-  }
-};
-
-/// Walks the reference fields of a pod spec in upstream's validation order,
-/// counting them against a limit; stops at the first problem. Given a sink,
-/// it also collects the names of one resource as the reference visitors
-/// (pod_references.hpp) yield them: every field validation looks at is one
-/// the visitors may offer, so one walk serves both.
-class reference_walk {
+/// Checks the reference fields of a pod spec (walk_references in
+/// validation order), counting them against a limit; stops at the first
+/// problem. Given a sink, it also collects the names of one resource that
+/// the reference visitors yield: every field they read is one validation
+/// looks at, so one walk serves both.
+class reference_check {
 public:
-  explicit reference_walk(std::size_t max_references,
-                          reference_views* sink = nullptr) noexcept
+  explicit reference_check(std::size_t max_references,
+                           reference_views* sink = nullptr) noexcept
     : max_(max_references),
       sink_(sink),
       secrets_(sink != nullptr && sink->of == resource::secrets),
@@ -277,51 +249,34 @@ public:
     // nop
   }
 
-  std::optional<field_problem> run(const pod_spec& spec) {
-    // Range loops with their own counters: an index loop re-reads the
-    // vector's size (a division) after every opaque call.
-    std::size_t i = 0;
-    for (const auto& v : spec.volumes) {
-      volume_refs(v, i++);
-      if (found_)
-        return std::move(found_);
-    }
-    // Most pods have no init or ephemeral containers: skip the call.
-    if (!spec.containers.empty())
-      containers(spec.containers, "containers");
-    if (!spec.init_containers.empty())
-      containers(spec.init_containers, "initContainers");
-    if (!spec.ephemeral_containers.empty())
-      containers(spec.ephemeral_containers, "ephemeralContainers");
-    i = 0;
-    for (const auto& ref : spec.image_pull_secrets)
-      visit(ref.name, rule::any, secrets_, {"imagePullSecrets", i++, "name"});
+  [[gnu::always_inline]] std::optional<field_problem>
+  run(const pod_spec& spec) {
+    walk_references<reference_order::validation>(spec, *this);
     return std::move(found_);
   }
 
-private:
-  /// Checks one reference field at `path`. `keep`: the visitors offer this
-  /// field for the sink's resource (they skip it when empty).
-  void visit(std::string_view name, rule r, bool keep, field_path path) {
+  /// Checks one field; false once it has a problem. Inlined into every
+  /// field of the walk, where the field's resource is a constant.
+  [[gnu::always_inline]] bool operator()(const reference_field& field) {
     // The good path decides without building check()'s optional string.
-    // After a problem the walk may still visit a few fields: reject()
-    // keeps the first problem, and the names no longer matter.
-    if (++seen_ <= max_ && acceptable(name, r)) {
-      if (keep && !name.empty()) {
+    if (++seen_ <= max_ && acceptable(field.name, field.rule)) {
+      bool keep = field.of == resource::secrets ? secrets_ : config_maps_;
+      if (keep && field.visited && !field.name.empty()) {
         if (sink_->count < sink_->capacity)
-          sink_->out[sink_->count] = name;
+          sink_->out[sink_->count] = field.name;
         ++sink_->count;
       }
-      return;
+      return true;
     }
-    reject(name, r, path);
+    reject(field.name, field.rule, field.path);
+    return false;
   }
 
-  /// The rest of visit, off the good path: records the field's problem.
+private:
+  /// The rest of operator(), off the good path: records the problem. Takes
+  /// the path by value, so that the good path never stores it.
   [[gnu::noinline, gnu::cold]] void reject(std::string_view name, rule r,
-                                           const field_path& path) {
-    if (found_)
-      return;
+                                           field_path path) {
     if (seen_ > max_) {
       found_ = field_problem{path.render(),
                              "more Secret and ConfigMap references than the "
@@ -331,99 +286,6 @@ private:
     }
     if (auto problem = check(name, r))
       found_ = field_problem{path.render(), std::move(*problem)};
-  }
-
-  void volume_refs(const volume& v, std::size_t i) {
-    auto at = [i](const char* rest) {
-      return field_path{"volumes", i, rest};
-    };
-    // The secret visitor's else-if chain: only the first source set yields
-    // its name; validation checks the same sources in the chain's order.
-    bool open = secrets_;
-    auto secret_ref = [&](const boxed<secret_ref_volume_source>& src,
-                          rule r, const char* rest) {
-      if (!src)
-        return;
-      if (src->secret_ref)
-        visit(src->secret_ref->name, r, open, at(rest));
-      open = false;
-    };
-    if (v.azure_file) {
-      visit(v.azure_file->secret_name, rule::required, open,
-            at("azureFile.secretName"));
-      open = false;
-    }
-    secret_ref(v.cephfs, rule::any, "cephfs.secretRef.name");
-    secret_ref(v.cinder, rule::required, "cinder.secretRef.name");
-    secret_ref(v.flex_volume, rule::any, "flexVolume.secretRef.name");
-    if (v.projected) {
-      std::size_t j = 0;
-      for (const auto& source : v.projected->sources) {
-        auto src = [&](const char* rest) {
-          return field_path{"volumes", i, rest, "projected.sources", j};
-        };
-        if (source.secret)
-          visit(source.secret->name, rule::required, open,
-                src("secret.name"));
-        // A projected volume shadows the configMap source.
-        if (source.config_map)
-          visit(source.config_map->name, rule::required, config_maps_,
-                src("configMap.name"));
-        ++j;
-      }
-      open = false;
-    }
-    secret_ref(v.rbd, rule::any, "rbd.secretRef.name");
-    if (v.secret) {
-      visit(v.secret->secret_name, rule::required, open,
-            at("secret.secretName"));
-      open = false;
-    }
-    secret_ref(v.scale_io, rule::any, "scaleIO.secretRef.name");
-    secret_ref(v.iscsi, rule::any, "iscsi.secretRef.name");
-    secret_ref(v.storageos, rule::required, "storageos.secretRef.name");
-    // Upstream reports an invalid name at csi.name; the field is named here.
-    // The last link of the chain: `open` needs no update.
-    if (v.csi && v.csi->node_publish_secret_ref)
-      visit(v.csi->node_publish_secret_ref->name, rule::required_subdomain,
-            open, at("csi.nodePublishSecretRef.name"));
-    if (v.config_map)
-      visit(v.config_map->name, rule::required, config_maps_ && !v.projected,
-            at("configMap.name"));
-  }
-
-  void containers(const std::vector<container>& list, const char* key) {
-    std::size_t i = 0;
-    for (const auto& c : list) {
-      std::size_t j = 0;
-      auto at = [&](const char* field, const char* rest) {
-        return field_path{key, i, rest, field, j};
-      };
-      for (const auto& var : c.env) {
-        if (const auto& from = var.value_from) {
-          if (from->secret_key_ref)
-            visit(from->secret_key_ref->name, rule::subdomain, secrets_,
-                  at("env", "valueFrom.secretKeyRef.name"));
-          if (from->config_map_key_ref)
-            visit(from->config_map_key_ref->name, rule::subdomain,
-                  config_maps_, at("env", "valueFrom.configMapKeyRef.name"));
-        }
-        ++j;
-      }
-      j = 0;
-      for (const auto& from : c.env_from) {
-        if (from.config_map_ref)
-          visit(from.config_map_ref->name, rule::required_subdomain_prefix,
-                config_maps_, at("envFrom", "configMapRef.name"));
-        if (from.secret_ref)
-          visit(from.secret_ref->name, rule::required_subdomain_prefix,
-                secrets_, at("envFrom", "secretRef.name"));
-        ++j;
-      }
-      if (found_)
-        return;
-      ++i;
-    }
   }
 
   std::size_t max_;
@@ -508,7 +370,7 @@ std::optional<std::string> namespace_problem(std::string_view ns) {
 
 std::optional<field_problem> find_reference_problem(const pod_spec& spec,
                                                     std::size_t max_references) {
-  return reference_walk{max_references}.run(spec);
+  return reference_check{max_references}.run(spec);
 }
 
 namespace {
@@ -525,7 +387,7 @@ std::optional<field_problem> find_pod_problem(const pod& p,
   // The API server sets the uid; the managers key registrations by it.
   if (meta.uid.empty())
     return field_problem{"metadata.uid", required_value()};
-  auto bad = reference_walk{std::numeric_limits<std::size_t>::max(), sink}
+  auto bad = reference_check{std::numeric_limits<std::size_t>::max(), sink}
                .run(p.spec);
   if (bad)
     bad->path.insert(0, "spec.");
