@@ -268,15 +268,18 @@ public:
       }
       return true;
     }
-    reject(field.name, field.rule, field.path);
+    const auto& at = field.path;
+    reject(field.name, field.rule, at.list, at.i, at.rest, at.nested, at.j);
     return false;
   }
 
 private:
   /// The rest of operator(), off the good path: records the problem. Takes
-  /// the path by value, so that the good path never stores it.
-  [[gnu::noinline, gnu::cold]] void reject(std::string_view name, rule r,
-                                           field_path path) {
+  /// the path's scalars, so that the good path never stores the path.
+  [[gnu::noinline, gnu::cold]] void
+  reject(const std::string& name, rule r, const char* list, std::size_t i,
+         const char* rest, const char* nested, std::size_t j) {
+    field_path path{list, i, rest, nested, j};
     if (seen_ > max_) {
       found_ = field_problem{path.render(),
                              "more Secret and ConfigMap references than the "
