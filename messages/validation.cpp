@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "podref/messages/reference_walk.hpp"
+#include "podref/messages/utf8.hpp"
 
 namespace podref {
 
@@ -94,31 +95,6 @@ std::string max_length_error(std::size_t n) {
 
 // -- quoting --------------------------------------------------------------------
 
-/// The length of the well-formed UTF-8 sequence at the start of `s`, or 0.
-std::size_t utf8_sequence(std::string_view s) noexcept {
-  auto b = [&](std::size_t i) { return static_cast<std::uint8_t>(s[i]); };
-  auto cont = [&](std::size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
-  auto lead = b(0);
-  if (lead >= 0xC2 && lead <= 0xDF)
-    return cont(1) ? 2 : 0;
-  if (lead >= 0xE0 && lead <= 0xEF) {
-    if (!cont(1) || !cont(2))
-      return 0;
-    // No overlong forms, no surrogates.
-    if ((lead == 0xE0 && b(1) < 0xA0) || (lead == 0xED && b(1) > 0x9F))
-      return 0;
-    return 3;
-  }
-  if (lead >= 0xF0 && lead <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3))
-      return 0;
-    if ((lead == 0xF0 && b(1) < 0x90) || (lead == 0xF4 && b(1) > 0x8F))
-      return 0;
-    return 4;
-  }
-  return 0;
-}
-
 /// `value` in double quotes with Go's escapes for quotes, backslashes,
 /// control characters and bytes that are not UTF-8.
 std::string go_quote(std::string_view value) {
@@ -148,7 +124,7 @@ std::string go_quote(std::string_view value) {
       default:
         if (c >= 0x20 && c < 0x7F) {
           out += static_cast<char>(c);
-        } else if (c >= 0x80 && (n = utf8_sequence(value)) > 0) {
+        } else if (c >= 0x80 && (n = utf8_sequence_length(value)) > 0) {
           out.append(value.substr(0, n));
         } else {
           n = 1;
