@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "podref/messages/api_object.hpp"
+#include "podref/messages/text_hash.hpp"
 #include "podref/read_side/epoch.hpp"
 #include "podref/read_side/reader_stripes.hpp"
 #include "podref/read_side/snapshot_index.hpp"
@@ -61,8 +62,6 @@ struct alignas(64) object_snapshot {
 /// names and namespaces usually are (at most 16 bytes: two overlapping
 /// loads per side).
 inline bool same_text(std::string_view x, std::string_view y) noexcept {
-  using hash_detail::load32;
-  using hash_detail::load64;
   const std::size_t n = x.size();
   if (n != y.size())
     return false;

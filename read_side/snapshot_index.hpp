@@ -27,90 +27,24 @@
 #include <atomic>
 #include <cassert>
 #include <cstddef>
-#include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "podref/messages/text_hash.hpp"
 #include "podref/read_side/epoch.hpp"
 
 namespace podref::detail {
 
-namespace hash_detail {
-
-constexpr std::uint64_t k1 = 0x9e3779b97f4a7c15u;
-constexpr std::uint64_t k2 = 0xc2b2ae3d27d4eb4fu;
-constexpr std::uint64_t k3 = 0xff51afd7ed558ccdu;
-constexpr std::uint64_t k4 = 0xc4ceb9fe1a85ec53u;
-
-inline std::uint64_t load64(const char* p) noexcept {
-  std::uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-
-inline std::uint64_t load32(const char* p) noexcept {
-  std::uint32_t w;
-  std::memcpy(&w, p, 4);
-  return static_cast<std::uint64_t>(w);
-}
-
-inline std::uint64_t step(std::uint64_t h, std::uint64_t w) noexcept {
-  h ^= w * k2;
-  h = (h << 31) | (h >> 33);
-  return h * k1;
-}
-
-/// Mixes the bytes of `x` into `h`. Short tails are read with overlapping
-/// fixed-size loads; the lengths, mixed into the seed, keep them unambiguous.
-inline std::uint64_t absorb(std::uint64_t h, std::string_view x) noexcept {
-  const char* p = x.data();
-  std::size_t n = x.size();
-  if (n >= 8) {
-    for (; n > 8; p += 8, n -= 8)
-      h = step(h, load64(p));
-    return step(h, load64(p + n - 8)); // the last 8 bytes, maybe overlapping
-  }
-  if (n >= 4)
-    return step(h, load32(p) | (load32(p + n - 4) << 32));
-  if (n > 0) {
-    auto byte = [p](std::size_t i) {
-      return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i]));
-    };
-    return step(h, (byte(0) << 16) | (byte(n / 2) << 8) | byte(n - 1));
-  }
-  return h;
-}
-
-/// Hashes two parts; `joined` tells "a/" (parts "a" and "") from "a".
-inline std::size_t hash_parts(std::string_view first, std::string_view second,
-                              bool joined) noexcept {
-  std::uint64_t h = k1 ^ (static_cast<std::uint64_t>(first.size()) * k2);
-  if (joined)
-    h ^= (static_cast<std::uint64_t>(second.size()) + 1) * k4;
-  h = absorb(absorb(h, first), second);
-  // A murmur3-style finaliser: the low bits, used to pick a cell, depend on
-  // every input bit.
-  h ^= h >> 33;
-  h *= k3;
-  h ^= h >> 33;
-  h *= k4;
-  h ^= h >> 33;
-  return static_cast<std::size_t>(h);
-}
-
-} // namespace hash_detail
-
 /// The hash of the index key `ns + '/' + name`, computed from the parts:
 /// readers look objects up without building the joined key. Equal to
 /// `hash_key(ns + "/" + name)` whenever `ns` holds no '/' (namespaces never
-/// do). A fast 64-bit hash (multiply-rotate over 8-byte words, then a
-/// finaliser); not keyed: do not expose it to adversarial collisions.
+/// do). hash_text of the pair (messages/text_hash.hpp): not keyed, do not
+/// expose it to adversarial collisions.
 inline std::size_t hash_key(std::string_view ns,
                             std::string_view name) noexcept {
-  return hash_detail::hash_parts(ns, name, true);
+  return hash_text(ns, name);
 }
 
 /// The hash of a string key. A key "ns/name" hashes as its two parts around
@@ -118,9 +52,8 @@ inline std::size_t hash_key(std::string_view ns,
 inline std::size_t hash_key(std::string_view key) noexcept {
   auto sep = key.find('/');
   if (sep == std::string_view::npos)
-    return hash_detail::hash_parts(key, {}, false);
-  return hash_detail::hash_parts(key.substr(0, sep), key.substr(sep + 1),
-                                 true);
+    return hash_text(key);
+  return hash_text(key.substr(0, sep), key.substr(sep + 1));
 }
 
 /// Maps string keys to slots. `Slot` provides `const std::string& key() const`
