@@ -94,24 +94,26 @@ bool walk_volume_references(const volume& v, std::size_t i, F& f) {
   // The visitors' else-if chain: only the first source set is read, even
   // when a (malformed) volume sets several; validation checks them all.
   bool open = true;
-  auto secret_ref = [&](const boxed<secret_ref_volume_source>& src,
-                        reference_rule r, const char* rest) {
-    if (!src)
-      return true;
-    bool ok = !src->secret_ref
-              || f(reference_field{src->secret_ref->name, resource::secrets,
-                                   r, open, at(rest)});
+  // A set source: offers its secret name, if it has one, and closes the
+  // chain.
+  auto link = [&](const std::string* name, reference_rule r,
+                  const char* rest) {
+    bool ok = name == nullptr
+              || f(reference_field{*name, resource::secrets, r, open,
+                                   at(rest)});
     open = false;
     return ok;
   };
-  if (v.azure_file) {
-    if (!f(reference_field{v.azure_file->secret_name, resource::secrets,
-                           reference_rule::required, open,
-                           at("azureFile.secretName")}))
-      return false;
-    open = false;
-  }
-  if (!secret_ref(v.cephfs, reference_rule::any, "cephfs.secretRef.name")
+  auto secret_ref = [&](const boxed<secret_ref_volume_source>& src,
+                        reference_rule r, const char* rest) {
+    return !src
+           || link(src->secret_ref ? &src->secret_ref->name : nullptr, r,
+                   rest);
+  };
+  if ((v.azure_file
+       && !link(&v.azure_file->secret_name, reference_rule::required,
+                "azureFile.secretName"))
+      || !secret_ref(v.cephfs, reference_rule::any, "cephfs.secretRef.name")
       || !secret_ref(v.cinder, reference_rule::required,
                      "cinder.secretRef.name")
       || !secret_ref(v.flex_volume, reference_rule::any,
@@ -138,16 +140,11 @@ bool walk_volume_references(const volume& v, std::size_t i, F& f) {
     }
     open = false;
   }
-  if (!secret_ref(v.rbd, reference_rule::any, "rbd.secretRef.name"))
-    return false;
-  if (v.secret) {
-    if (!f(reference_field{v.secret->secret_name, resource::secrets,
-                           reference_rule::required, open,
-                           at("secret.secretName")}))
-      return false;
-    open = false;
-  }
-  if (!secret_ref(v.scale_io, reference_rule::any, "scaleIO.secretRef.name")
+  if (!secret_ref(v.rbd, reference_rule::any, "rbd.secretRef.name")
+      || (v.secret
+          && !link(&v.secret->secret_name, reference_rule::required,
+                   "secret.secretName"))
+      || !secret_ref(v.scale_io, reference_rule::any, "scaleIO.secretRef.name")
       || !secret_ref(v.iscsi, reference_rule::any, "iscsi.secretRef.name")
       || !secret_ref(v.storageos, reference_rule::required,
                      "storageos.secretRef.name"))

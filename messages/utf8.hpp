@@ -20,27 +20,19 @@ inline std::size_t utf8_sequence_length(std::string_view s) noexcept {
   auto lead = b(0);
   if (lead < 0x80)
     return 1;
-  // The length, and the allowed range of the second byte.
-  std::size_t len = 0;
-  std::uint8_t lo = 0x80;
-  std::uint8_t hi = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    if (lead == 0xE0)
-      lo = 0xA0;
-    else if (lead == 0xED)
-      hi = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    if (lead == 0xF0)
-      lo = 0x90;
-    else if (lead == 0xF4)
-      hi = 0x8F;
-  } else {
+  // Continuation bytes never lead, nor do C0 and C1 (overlong forms) or
+  // F5 to FF (above U+10FFFF).
+  std::size_t len = lead < 0xC2   ? 0
+                    : lead < 0xE0 ? 2
+                    : lead < 0xF0 ? 3
+                    : lead < 0xF5 ? 4
+                                  : 0;
+  if (len == 0)
     return 0;
-  }
+  // The second byte's range narrows after E0 and F0 (overlong forms), ED
+  // (surrogates) and F4 (above U+10FFFF).
+  std::uint8_t lo = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+  std::uint8_t hi = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
   if (s.size() < len || b(1) < lo || b(1) > hi)
     return 0;
   for (std::size_t k = 2; k < len; ++k)

@@ -88,7 +88,8 @@ std::optional<std::string> namespace_problem(std::string_view ns);
 /// once more than `max_references` reference fields were seen, the first one
 /// past that limit. nullopt when every reference is acceptable.
 ///
-/// Per field, as upstream's pod validation decides:
+/// Per field, as upstream's pod validation decides (the fields and their
+/// rules are reference_walk.hpp's):
 /// - imagePullSecrets[].name: anything (an empty name only draws a warning);
 /// - envFrom[].secretRef.name, envFrom[].configMapRef.name: required, a
 ///   DNS-1123 subdomain once a trailing '-' is masked (upstream validates
