@@ -240,8 +240,10 @@ walk_containers_references(const std::vector<container>& list,
   return list.empty() || walk_container_list<env_first>(list, key, f);
 }
 
+/// Offers the imagePullSecrets names. Returns false iff `f` did.
 template <class F>
-[[gnu::always_inline]] inline bool walk_pull_secret_references(const pod_spec& spec, F& f) {
+[[gnu::always_inline]] inline bool
+walk_pull_secret_references(const pod_spec& spec, F& f) {
   std::size_t i = 0;
   for (const auto& ref : spec.image_pull_secrets)
     if (!f(reference_field{ref.name, resource::secrets, reference_rule::any,
@@ -250,8 +252,10 @@ template <class F>
   return true;
 }
 
+/// Offers the fields of every volume. Returns false iff `f` did.
 template <class F>
-[[gnu::always_inline]] inline bool walk_volumes_references(const pod_spec& spec, F& f) {
+[[gnu::always_inline]] inline bool
+walk_volumes_references(const pod_spec& spec, F& f) {
   std::size_t i = 0;
   for (const auto& v : spec.volumes)
     if (!walk_volume_references(v, i++, f))
@@ -264,9 +268,11 @@ template <class F>
 /// Calls `f(const reference_field&)` for every reference field of `spec`
 /// in `Order`; `f` returns false to stop. Returns false iff `f` stopped the
 /// walk (for reference_order::visitors, a stop in the container pass does
-/// not count: the volumes decide).
+/// not count: the volumes decide). Forced inline, so that the caller's `f`
+/// keeps its state in registers across the list loops.
 template <reference_order Order, class F>
-[[gnu::always_inline]] inline bool walk_references(const pod_spec& spec, F&& f) {
+[[gnu::always_inline]] inline bool walk_references(const pod_spec& spec,
+                                                   F&& f) {
   using namespace detail;
   if constexpr (Order == reference_order::visitors) {
     if (!walk_pull_secret_references(spec, f))

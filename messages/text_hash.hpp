@@ -49,7 +49,8 @@ inline std::uint64_t hash_absorb(std::uint64_t h, std::string_view x) noexcept {
   if (n >= 8) {
     for (; n > 8; p += 8, n -= 8)
       h = hash_mix(h, load64(p));
-    return hash_mix(h, load64(p + n - 8)); // the last 8 bytes, maybe overlapping
+    // The last 8 bytes, maybe overlapping.
+    return hash_mix(h, load64(p + n - 8));
   }
   if (n >= 4)
     return hash_mix(h, load32(p) | (load32(p + n - 4) << 32));
