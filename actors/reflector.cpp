@@ -535,7 +535,7 @@ protected:
       [&](w_event_atom, watch_id id, const watch_event& ev) {
         st.on_event(id, ev);
       },
-      // A delegated result: the read is parked with its promise.
+      // Delegated while not synced: the read is parked with its promise.
       [&](get_obj_atom) { return st.get_obj(); },
       [&](retry_atom, std::uint64_t gen) { st.on_retry(gen); },
       [&](sync_to_atom, std::uint64_t read_id) {

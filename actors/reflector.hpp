@@ -15,10 +15,10 @@
 //
 // The actor is a lean_actor (lean_actor.hpp), not a CAF event-based actor:
 // one per referenced object, so its ~1.3 KB of CAF machinery dominated the
-// memory per object. Its dispatch is checked at compile time against the
-// reflector_actor interface (lean_dispatch.hpp), plus the pool's r_park and
-// r_reuse and its own timers, so handles to it are actor_cast to
-// reflector_actor.
+// memory per object. Handles to it are actor_cast to reflector_actor: its
+// dispatch implements exactly that interface, checked at compile time
+// (lean_dispatch.hpp), plus what is not in it: the pool's r_park and
+// r_reuse and its own timers (retry, sync_to).
 //
 // The source may be replaced (new_src, from the manager when its API server
 // was restarted): the reflector then abandons what it had in flight at the
