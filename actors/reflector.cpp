@@ -1,5 +1,6 @@
 #include "podref/actors/reflector.hpp"
 
+#include "podref/actors/lean_dispatch.hpp"
 #include "podref/actors/reflector_binding.hpp"
 
 #include <algorithm>
@@ -495,9 +496,20 @@ std::int64_t reflector_state::now_ns() const {
 
 namespace {
 
+/// The reflector's own timers: only the reflector sends them, to itself, so
+/// they are not part of reflector_actor.
+using reflector_timers = lean_messages<
+  caf::reacts_to<retry_atom, std::uint64_t>,
+  caf::reacts_to<sync_to_atom, std::uint64_t>>;
+
+/// The pool's park and reuse (reflector_pool.hpp), sent through caf::actor.
+using reflector_pool_messages = lean_messages<
+  caf::reacts_to<r_park_atom>,
+  caf::reacts_to<r_reuse_atom, reflector_activation>>;
+
 /// The reflector as a lean actor: its state plus the dispatch of the
-/// reflector_actor interface (and r_park / r_reuse), matched in place
-/// instead of through a heap-allocated CAF behavior.
+/// reflector_actor interface, its timers and the pool's messages, matched
+/// in place instead of through a heap-allocated CAF behavior.
 class reflector_impl final : public lean_actor {
 public:
   reflector_impl(caf::actor_config& cfg, reflector_config rc)
@@ -517,37 +529,31 @@ protected:
   bool handle(caf::type_erased_tuple& xs) override {
     auto& st = state_;
     // The most frequent messages first.
-    if (xs.match_elements<w_event_atom, watch_id, watch_event>()) {
-      st.on_event(xs.get_as<watch_id>(1), xs.get_as<watch_event>(2));
-    } else if (xs.match_elements<get_obj_atom>()) {
-      auto res = st.get_obj();
-      if (res.flag == caf::rt_value)
-        reply(std::move(res.value));
-      else if (res.flag == caf::rt_error)
-        reply(caf::make_message(std::move(res.err)));
-      // rt_delegated: the read is parked with its promise.
-    } else if (xs.match_elements<retry_atom, std::uint64_t>()) {
-      st.on_retry(xs.get_as<std::uint64_t>(1));
-    } else if (xs.match_elements<sync_to_atom, std::uint64_t>()) {
-      st.on_sync_timeout(xs.get_as<std::uint64_t>(1));
-    } else if (xs.match_elements<r_reuse_atom, reflector_activation>()) {
-      st.activate(std::move(xs.get_mutable_as<reflector_activation>(1)), true);
-    } else if (xs.match_elements<r_park_atom>()) {
-      st.park();
-    } else if (xs.match_elements<r_stop_atom>()) {
-      st.r_stop();
-    } else if (xs.match_elements<idle_atom, caf::timespan>()) {
-      st.idle_chk(xs.get_as<caf::timespan>(1));
-    } else if (xs.match_elements<immut_atom>()) {
-      st.immut_read();
-    } else if (xs.match_elements<new_src_atom, object_source_actor>()) {
-      st.on_new_source(xs.get_as<object_source_actor>(1));
-    } else if (xs.match_elements<w_end_atom, watch_id, caf::error>()) {
-      st.on_watch_end(xs.get_as<watch_id>(1), xs.get_as<caf::error>(2));
-    } else {
-      return false;
-    }
-    return true;
+    return lean_dispatch<reflector_actor, reflector_timers,
+                         reflector_pool_messages>(
+      *this, xs,
+      [&](w_event_atom, watch_id id, const watch_event& ev) {
+        st.on_event(id, ev);
+      },
+      // Delegated while not synced: the read is parked with its promise.
+      [&](get_obj_atom) { return st.get_obj(); },
+      [&](retry_atom, std::uint64_t gen) { st.on_retry(gen); },
+      [&](sync_to_atom, std::uint64_t read_id) {
+        st.on_sync_timeout(read_id);
+      },
+      [&](r_reuse_atom, reflector_activation& x) {
+        st.activate(std::move(x), true);
+      },
+      [&](r_park_atom) { st.park(); },
+      [&](r_stop_atom) { st.r_stop(); },
+      [&](idle_atom, caf::timespan max_idle) { st.idle_chk(max_idle); },
+      [&](immut_atom) { st.immut_read(); },
+      [&](new_src_atom, const object_source_actor& src) {
+        st.on_new_source(src);
+      },
+      [&](w_end_atom, watch_id id, const caf::error& err) {
+        st.on_watch_end(id, err);
+      });
   }
 
   void on_exit() override {

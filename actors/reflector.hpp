@@ -15,8 +15,10 @@
 //
 // The actor is a lean_actor (lean_actor.hpp), not a CAF event-based actor:
 // one per referenced object, so its ~1.3 KB of CAF machinery dominated the
-// memory per object. It answers exactly the reflector_actor interface (plus
-// r_park and r_reuse), so handles to it are actor_cast to reflector_actor.
+// memory per object. Handles to it are actor_cast to reflector_actor: its
+// dispatch implements exactly that interface, checked at compile time
+// (lean_dispatch.hpp), plus what is not in it: the pool's r_park and
+// r_reuse and its own timers (retry, sync_to).
 //
 // The source may be replaced (new_src, from the manager when its API server
 // was restarted): the reflector then abandons what it had in flight at the
@@ -51,13 +53,6 @@
 #include "podref/read_side/object_slot.hpp"
 
 namespace podref {
-
-/// Park: end the current activation as r_stop does, but keep the actor for
-/// r_reuse. Reuse: start the next activation (reflector_activation). The
-/// actor handles both besides its typed interface: they are the pool's
-/// business, not part of reflector_actor (senders actor_cast to caf::actor).
-using r_park_atom = caf::atom_constant<caf::atom("r_park")>;
-using r_reuse_atom = caf::atom_constant<caf::atom("r_reuse")>;
 
 /// What changes from one activation of a reflector actor to the next.
 struct reflector_activation {

@@ -154,8 +154,18 @@ using get_obj_atom = caf::atom_constant<caf::atom("get_obj")>;
 using immut_atom = caf::atom_constant<caf::atom("immut_read")>;
 using idle_atom = caf::atom_constant<caf::atom("idle_chk")>;
 using r_stop_atom = caf::atom_constant<caf::atom("r_stop")>;
+// The reflector's own timers, not part of reflector_actor: only the
+// reflector sends them, to itself. retry(gen): the backoff of generation
+// `gen` is over; sync_to(read_id): read `read_id` waited the sync timeout.
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
 using sync_to_atom = caf::atom_constant<caf::atom("sync_to")>;
+// The pool's messages to a reflector (actors/reflector_pool.hpp), not part
+// of reflector_actor: senders actor_cast to caf::actor. r_park(): end the
+// current activation as r_stop does, but keep the actor for r_reuse;
+// r_reuse(activation): start the next activation (reflector_activation,
+// actors/reflector.hpp).
+using r_park_atom = caf::atom_constant<caf::atom("r_park")>;
+using r_reuse_atom = caf::atom_constant<caf::atom("r_reuse")>;
 
 /// A reflector keeps one object (namespace, name) of one resource fresh:
 /// list, then watch, publishing each state to its object_slot.
@@ -172,16 +182,13 @@ using sync_to_atom = caf::atom_constant<caf::atom("sync_to")>;
 /// - new_src(src): the source was replaced: abandon the list or watch in
 ///   flight at the old one (its late replies are ignored) and, if running,
 ///   list again at `src` from the last version seen (an expired version
-///   relists as usual); a stopped reflector uses `src` when it restarts;
-/// - retry(gen) and sync_to(read_id) are the reflector's own timers.
+///   relists as usual); a stopped reflector uses `src` when it restarts.
 using reflector_actor = watcher_actor::extend<
   caf::replies_to<get_obj_atom>::with<api_object>,
   caf::reacts_to<immut_atom>,
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<r_stop_atom>,
-  caf::reacts_to<new_src_atom, object_source_actor>,
-  caf::reacts_to<retry_atom, std::uint64_t>,
-  caf::reacts_to<sync_to_atom, std::uint64_t>>;
+  caf::reacts_to<new_src_atom, object_source_actor>>;
 
 // -- cache entry: one per referenced object (Cache strategy) ------------------
 
