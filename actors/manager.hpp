@@ -42,10 +42,10 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "podref/actors/key_table.hpp"
+#include "podref/actors/detail/key_table.hpp"
 #include "podref/actors/reflector_pool.hpp"
-#include "podref/actors/ref_counts.hpp"
-#include "podref/actors/uid_table.hpp"
+#include "podref/actors/detail/ref_counts.hpp"
+#include "podref/actors/detail/uid_table.hpp"
 #include "podref/messages/actor_types.hpp"
 #include "podref/messages/hashed_key.hpp"
 #include "podref/actors/command_inbox.hpp"

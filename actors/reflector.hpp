@@ -45,7 +45,7 @@
 #include <caf/result.hpp>
 
 #include "podref/actors/lean_actor.hpp"
-#include "podref/actors/small_rng.hpp"
+#include "podref/actors/detail/small_rng.hpp"
 #include "podref/messages/actor_types.hpp"
 #include "podref/read_side/engine_counters.hpp"
 #include "podref/read_side/object_slot.hpp"

@@ -26,8 +26,8 @@
 #include <string_view>
 #include <utility>
 
-#include "podref/actors/fresh_memory.hpp"
-#include "podref/actors/segmented_vector.hpp"
+#include "podref/actors/detail/fresh_memory.hpp"
+#include "podref/actors/detail/segmented_vector.hpp"
 #include "podref/messages/hashed_key.hpp"
 
 namespace podref {

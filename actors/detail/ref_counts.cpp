@@ -1,4 +1,4 @@
-#include "podref/actors/ref_counts.hpp"
+#include "podref/actors/detail/ref_counts.hpp"
 
 #include <utility>
 
