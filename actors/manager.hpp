@@ -75,8 +75,8 @@ struct manager_config {
   /// Registrations pushed by the facade (null: messages only).
   std::shared_ptr<detail::command_inbox> inbox;
   /// Coalescing: a drain that finds only a few commands waiting (see
-  /// manager.cpp) applies them this much later, with what came meanwhile;
-  /// zero applies them at once.
+  /// manager_drain.cpp) applies them this much later, with what came
+  /// meanwhile; zero applies them at once.
   caf::timespan coalesce = caf::timespan{0};
   /// How long a read waits for the first sync.
   caf::timespan sync_timeout = std::chrono::seconds(1);

@@ -84,8 +84,8 @@ struct manager_options {
   std::size_t yield_above = 4096;
   /// Coalescing: when the manager finds only a few commands waiting, it
   /// applies them this much later, with those that came meanwhile (under
-  /// load, bigger batches cost callers less; see actors/manager.cpp). Zero
-  /// applies every command at once. sync() and reads never wait for it.
+  /// load, bigger batches cost callers less; see actors/manager_drain.cpp).
+  /// Zero applies every command at once. sync() and reads never wait for it.
   std::chrono::nanoseconds coalesce = std::chrono::microseconds(30);
 
   // -- Cache ------------------------------------------------------------------
