@@ -85,9 +85,7 @@ reflector_actor spawn_reflector(manager_self self,
       reflector_settings rs;
       rs.res = cfg.res;
       rs.counters = detail::counters_of(cfg.read_side);
-      rs.sync_timeout = cfg.sync_timeout;
-      rs.backoff_initial = cfg.backoff_initial;
-      rs.backoff_cap = cfg.backoff_cap;
+      static_cast<reflector_timing&>(rs) = cfg;
       st.reflector_settings = std::make_shared<const reflector_settings>(
         std::move(rs));
     }
@@ -117,8 +115,7 @@ cache_entry_actor spawn_cache_entry(manager_self self,
   cc.source = cfg.source;
   cc.slot = slot;
   cc.counters = detail::counters_of(cfg.read_side);
-  cc.node_ttl = cfg.node_ttl;
-  cc.default_ttl = cfg.default_ttl;
+  static_cast<cache_ttl_settings&>(cc) = cfg;
   auto hdl = self->spawn(cache_entry, std::move(cc));
   watch_for_failure(self, hdl, slot->key());
   return hdl;
