@@ -327,16 +327,8 @@ void init(manager_self self, manager_config cfg) {
     [self](caf::down_msg& dm) { on_source_down(self, dm.source); });
 }
 
-} // namespace
-
-} // namespace podref::detail
-
-namespace podref {
-
-manager_actor::behavior_type
-manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg) {
-  using namespace detail;
-  init(self, std::move(cfg));
+/// The handlers.
+manager_actor::behavior_type behavior(manager_self self) {
   return {
     [self](reg_pod_atom, const pod_registration_ptr& reg) {
       catch_up(self);
@@ -396,6 +388,18 @@ manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg)
     },
     [self](src_retry_atom, std::uint64_t gen) { retry_resolve(self, gen); },
   };
+}
+
+} // namespace
+
+} // namespace podref::detail
+
+namespace podref {
+
+manager_actor::behavior_type
+manager(manager_actor::stateful_pointer<manager_state> self, manager_config cfg) {
+  detail::init(self, std::move(cfg));
+  return detail::behavior(self);
 }
 
 } // namespace podref
