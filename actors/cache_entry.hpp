@@ -46,22 +46,20 @@
 #include "podref/messages/actor_types.hpp"
 #include "podref/read_side/engine_counters.hpp"
 #include "podref/read_side/object_slot.hpp"
+#include "podref/messages/engine_settings.hpp"
 #include "podref/messages/node_ttl.hpp"
 
 namespace podref {
 
-/// What a cache entry fetches, where it publishes, and its TTL.
-struct cache_entry_config {
+/// What a cache entry fetches, where it publishes, and its TTL
+/// (cache_ttl_settings, messages/engine_settings.hpp).
+struct cache_entry_config : cache_ttl_settings {
   resource res = resource::secrets;
   object_source_actor source;
   /// Carries the namespace and name of the object; the entry is its only
   /// publisher.
   std::shared_ptr<detail::object_slot> slot;
   std::shared_ptr<detail::engine_counters> counters;
-  /// The node's TTL; null means default_ttl always.
-  std::shared_ptr<const node_ttl_source> node_ttl;
-  /// The TTL when the node has none (upstream's kubelet: one minute).
-  std::chrono::nanoseconds default_ttl = std::chrono::minutes(1);
 };
 
 /// The state of one cache entry.

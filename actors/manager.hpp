@@ -42,14 +42,15 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "podref/actors/key_table.hpp"
+#include "podref/actors/detail/key_table.hpp"
 #include "podref/actors/reflector_pool.hpp"
-#include "podref/actors/ref_counts.hpp"
-#include "podref/actors/uid_table.hpp"
+#include "podref/actors/detail/ref_counts.hpp"
+#include "podref/actors/detail/uid_table.hpp"
 #include "podref/messages/actor_types.hpp"
 #include "podref/messages/hashed_key.hpp"
 #include "podref/actors/command_inbox.hpp"
 #include "podref/read_side/read_side.hpp"
+#include "podref/messages/engine_settings.hpp"
 #include "podref/messages/node_ttl.hpp"
 #include "podref/messages/strategy.hpp"
 
@@ -57,7 +58,10 @@ namespace podref {
 
 struct reflector_settings;
 
-struct manager_config {
+/// The manager's settings; the timing, TTL, recycling period (zero
+/// disables the timer: tests then send recycle themselves) and seed are
+/// engine_settings'.
+struct manager_config : engine_settings {
   resource res = resource::secrets;
   /// How objects are kept (default: Watch, as upstream).
   podref::strategy strategy = strategy::watch;
@@ -75,25 +79,12 @@ struct manager_config {
   /// Registrations pushed by the facade (null: messages only).
   std::shared_ptr<detail::command_inbox> inbox;
   /// Coalescing: a drain that finds only a few commands waiting (see
-  /// manager.cpp) applies them this much later, with what came meanwhile;
-  /// zero applies them at once.
+  /// manager_drain.cpp) applies them this much later, with what came
+  /// meanwhile; zero applies them at once.
   caf::timespan coalesce = caf::timespan{0};
-  /// How long a read waits for the first sync.
-  caf::timespan sync_timeout = std::chrono::seconds(1);
-  /// Reflector retry backoff: first delay and cap.
-  caf::timespan backoff_initial = std::chrono::milliseconds(800);
-  caf::timespan backoff_cap = std::chrono::seconds(30);
   /// Watches not read for longer than this are stopped (upstream:
   /// 5 x syncFrequency, at least one minute; the clamp is applied here).
-  caf::timespan max_idle = std::chrono::minutes(5);
-  /// Period of the idle-recycling pass; zero disables the timer (tests then
-  /// send recycle themselves).
-  caf::timespan recycle_period = std::chrono::minutes(1);
-  /// Seed of the reflectors' backoff jitter.
-  std::uint64_t seed = 0;
-  /// Cache: the node's TTL (null: default_ttl always) and the default.
-  std::shared_ptr<const node_ttl_source> node_ttl;
-  caf::timespan default_ttl = std::chrono::minutes(1);
+  caf::timespan max_idle = idle_sync_periods * default_sync_frequency;
 };
 
 struct manager_state {

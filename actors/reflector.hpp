@@ -47,8 +47,9 @@
 #include <caf/result.hpp>
 
 #include "podref/actors/lean_actor.hpp"
-#include "podref/actors/small_rng.hpp"
+#include "podref/actors/detail/small_rng.hpp"
 #include "podref/messages/actor_types.hpp"
+#include "podref/messages/engine_settings.hpp"
 #include "podref/read_side/engine_counters.hpp"
 #include "podref/read_side/object_slot.hpp"
 
@@ -63,18 +64,11 @@ struct reflector_activation {
 };
 
 /// What the reflectors of one manager have in common: kept once per
-/// manager (reflector_config::shared), not once per reflector.
-struct reflector_settings {
+/// manager (reflector_config::shared), not once per reflector. The timing
+/// is reflector_timing's (messages/engine_settings.hpp).
+struct reflector_settings : reflector_timing {
   resource res = resource::secrets;
   std::shared_ptr<detail::engine_counters> counters;
-  /// How long a read waits for the first sync (upstream: 1 s).
-  caf::timespan sync_timeout = std::chrono::seconds(1);
-  /// Retry backoff after a failed list or watch: the base delay starts at
-  /// backoff_initial and doubles up to backoff_cap; each wait is the base
-  /// plus uniform jitter in [0, base) (client-go's jitter factor 1.0),
-  /// capped at backoff_cap.
-  caf::timespan backoff_initial = std::chrono::milliseconds(800);
-  caf::timespan backoff_cap = std::chrono::seconds(30);
 };
 
 /// What a reflector watches, where it publishes, and its timing.

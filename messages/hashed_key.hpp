@@ -3,7 +3,7 @@
 //
 // Registrations carry the hashes of their keys, computed on the caller's
 // thread, so that the manager actor (one thread for the whole node) only
-// compares. Tables keyed by hashed_key (actors/key_table.hpp) point into
+// compares. Tables keyed by hashed_key (actors/detail/key_table.hpp) point into
 // storage their values own.
 #pragma once
 

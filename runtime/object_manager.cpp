@@ -64,14 +64,8 @@ struct object_manager::impl {
     cfg.read_side = rs;
     cfg.inbox = inbox;
     cfg.coalesce = opts.coalesce;
-    cfg.sync_timeout = opts.sync_timeout;
-    cfg.backoff_initial = opts.backoff_initial;
-    cfg.backoff_cap = opts.backoff_cap;
-    cfg.max_idle = 5 * opts.sync_frequency;
-    cfg.recycle_period = opts.recycle_period;
-    cfg.seed = opts.seed;
-    cfg.node_ttl = opts.node_ttl;
-    cfg.default_ttl = opts.default_ttl;
+    static_cast<engine_settings&>(cfg) = opts;
+    cfg.max_idle = engine_settings::idle_sync_periods * opts.sync_frequency;
     mgr = sys.spawn(manager, std::move(cfg));
     auto down = std::make_shared<std::promise<void>>();
     mgr_down = down->get_future().share();

@@ -33,6 +33,7 @@
 #include <string>
 
 #include "podref/messages/api_object.hpp"
+#include "podref/messages/engine_settings.hpp"
 #include "podref/messages/errors.hpp"
 #include "podref/messages/pod.hpp"
 #include "podref/messages/node_ttl.hpp"
@@ -47,25 +48,19 @@ namespace podref {
 class runtime;
 class api_server;
 
-/// The strategy and its timing; the defaults are upstream's (Watch).
-struct manager_options {
+/// The strategy and its timing; the defaults are upstream's (Watch). The
+/// settings the manager takes as they are (sync_timeout, backoff_initial,
+/// backoff_cap, recycle_period, seed; Cache: default_ttl, node_ttl) are
+/// engine_settings' (messages/engine_settings.hpp).
+struct manager_options : engine_settings {
   /// How objects are kept: Get, Cache or Watch (see parse_strategy()).
   podref::strategy strategy = strategy::watch;
 
   // -- Watch ------------------------------------------------------------------
 
-  /// How long a read waits for a first sync.
-  std::chrono::nanoseconds sync_timeout = std::chrono::seconds(1);
-  /// Reflector retry backoff (exponential, jittered): first delay and cap.
-  std::chrono::nanoseconds backoff_initial = std::chrono::milliseconds(800);
-  std::chrono::nanoseconds backoff_cap = std::chrono::seconds(30);
   /// The kubelet's syncFrequency; watches idle for 5x this (at least a
   /// minute) are stopped until the next read.
-  std::chrono::nanoseconds sync_frequency = std::chrono::minutes(1);
-  /// Period of the idle-recycling pass; zero disables it.
-  std::chrono::nanoseconds recycle_period = std::chrono::minutes(1);
-  /// Seed of the backoff jitter.
-  std::uint64_t seed = 0;
+  std::chrono::nanoseconds sync_frequency = default_sync_frequency;
 
   // -- every strategy that keeps objects ----------------------------------------
 
@@ -84,16 +79,9 @@ struct manager_options {
   std::size_t yield_above = 4096;
   /// Coalescing: when the manager finds only a few commands waiting, it
   /// applies them this much later, with those that came meanwhile (under
-  /// load, bigger batches cost callers less; see actors/manager.cpp). Zero
-  /// applies every command at once. sync() and reads never wait for it.
+  /// load, bigger batches cost callers less; see actors/manager_drain.cpp).
+  /// Zero applies every command at once. sync() and reads never wait for it.
   std::chrono::nanoseconds coalesce = std::chrono::microseconds(30);
-
-  // -- Cache ------------------------------------------------------------------
-
-  /// The object TTL when the node has no valid TTL annotation.
-  std::chrono::nanoseconds default_ttl = std::chrono::minutes(1);
-  /// The node's TTL annotation, fed by the embedder; null: default_ttl.
-  std::shared_ptr<const node_ttl_source> node_ttl;
 };
 
 /// The options' former name, from when Watch was the only strategy.

@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "podref/actors/fresh_memory.hpp"
+#include "podref/actors/detail/fresh_memory.hpp"
 
 using namespace podref;
 

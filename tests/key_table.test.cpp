@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "podref/actors/key_table.hpp"
+#include "podref/actors/detail/key_table.hpp"
 
 using namespace podref;
 

@@ -9,9 +9,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "podref/actors/ref_counts.hpp"
-#include "podref/actors/uid_refs.hpp"
-#include "podref/actors/uid_table.hpp"
+#include "podref/actors/detail/ref_counts.hpp"
+#include "podref/actors/detail/uid_refs.hpp"
+#include "podref/actors/detail/uid_table.hpp"
 #include "podref/messages/pod_registration.hpp"
 
 using namespace podref;

@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "podref/actors/segmented_vector.hpp"
+#include "podref/actors/detail/segmented_vector.hpp"
 
 using namespace podref;
 

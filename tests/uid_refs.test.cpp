@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "podref/actors/uid_refs.hpp"
+#include "podref/actors/detail/uid_refs.hpp"
 
 using namespace podref;
 

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "podref/actors/ref_counts.hpp"
+#include "podref/actors/detail/ref_counts.hpp"
 
 namespace podref {
 

@@ -10,9 +10,10 @@
 //   amortised and growing copies no value;
 // - an index of 8-byte cells {32-bit tag of the hash, value position},
 //   linear probing, backward-shift deletion (no tombstones), at most half
-//   full. A lookup that misses reads only cells, usually one cache line; a
-//   hit compares the tag before it touches the key's text. Growing rebuilds
-//   the index from the cells alone, touching no key and no value.
+//   full (linear_probing.hpp). A lookup that misses reads only cells,
+//   usually one cache line; a hit compares the tag before it touches the
+//   key's text. Growing rebuilds the index from the cells alone, touching
+//   no key and no value.
 //
 // Keys are not stored: KeyOf gives the text of a value's key, which must not
 // change while the value is in the table. Unlike unordered_map, insert and
@@ -26,8 +27,9 @@
 #include <string_view>
 #include <utility>
 
-#include "podref/actors/fresh_memory.hpp"
-#include "podref/actors/segmented_vector.hpp"
+#include "podref/actors/detail/fresh_memory.hpp"
+#include "podref/actors/detail/linear_probing.hpp"
+#include "podref/actors/detail/segmented_vector.hpp"
 #include "podref/messages/hashed_key.hpp"
 
 namespace podref {
@@ -69,7 +71,7 @@ public:
     if (!cells_)
       return nullptr;
     auto tag = tag_of(hash);
-    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
+    for (std::size_t i = tag & mask_;; i = detail::next_cell(i, mask_)) {
       const auto& c = cells_[i];
       if (c.pos == 0)
         return nullptr;
@@ -178,7 +180,7 @@ private:
     if (!cells_)
       return npos;
     auto tag = tag_of(key.hash);
-    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
+    for (std::size_t i = tag & mask_;; i = detail::next_cell(i, mask_)) {
       const auto& c = cells_[i];
       if (c.pos == 0)
         return npos; // at most half the cells are used: this terminates
@@ -190,33 +192,23 @@ private:
   /// The cell pointing to values_[k], whose tag is `tag`.
   std::size_t cell_of(std::size_t k, std::uint32_t tag) const noexcept {
     auto pos = static_cast<std::uint32_t>(k + 1);
-    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_)
+    for (std::size_t i = tag & mask_;; i = detail::next_cell(i, mask_))
       if (cells_[i].pos == pos)
         return i;
   }
 
+  static bool empty_cell(const cell& c) noexcept {
+    return c.pos == 0;
+  }
+
   void place(cell c) noexcept {
-    auto i = c.tag & mask_;
-    while (cells_[i].pos != 0)
-      i = (i + 1) & mask_;
-    cells_[i] = c;
+    cells_[detail::first_empty(cells_.get(), mask_, c.tag & mask_,
+                               empty_cell)] = c;
   }
 
   void remove_cell(std::size_t i) noexcept {
-    // Backward shift: pull later cells of the probe run into the hole when
-    // their home lies at or before it.
-    auto hole = i;
-    for (auto j = (i + 1) & mask_; cells_[j].pos != 0;
-         j = (j + 1) & mask_) {
-      auto h = cells_[j].tag & mask_;
-      // Cell j stays iff its home is in (hole, j], cyclically.
-      bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
-      if (!stays) {
-        cells_[hole] = cells_[j];
-        hole = j;
-      }
-    }
-    cells_[hole] = cell{0, 0};
+    detail::erase_cell(cells_.get(), mask_, i, empty_cell,
+                       [mask = mask_](const cell& c) { return c.tag & mask; });
   }
 
   void rehash(std::size_t new_capacity) {

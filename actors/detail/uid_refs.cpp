@@ -1,4 +1,4 @@
-#include "podref/actors/uid_refs.hpp"
+#include "podref/actors/detail/uid_refs.hpp"
 
 #include <memory>
 #include <new>

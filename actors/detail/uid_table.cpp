@@ -1,4 +1,4 @@
-#include "podref/actors/uid_table.hpp"
+#include "podref/actors/detail/uid_table.hpp"
 
 #include <string>
 #include <utility>

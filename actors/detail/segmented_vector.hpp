@@ -30,7 +30,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "podref/actors/fresh_memory.hpp"
+#include "podref/actors/detail/fresh_memory.hpp"
 
 namespace podref {
 

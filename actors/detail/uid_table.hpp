@@ -20,10 +20,10 @@
 #include <string_view>
 #include <vector>
 
-#include "podref/actors/key_table.hpp"
-#include "podref/actors/ref_counts.hpp"
-#include "podref/actors/segmented_vector.hpp"
-#include "podref/actors/uid_refs.hpp"
+#include "podref/actors/detail/key_table.hpp"
+#include "podref/actors/detail/ref_counts.hpp"
+#include "podref/actors/detail/segmented_vector.hpp"
+#include "podref/actors/detail/uid_refs.hpp"
 #include "podref/messages/hashed_key.hpp"
 #include "podref/messages/pod_registration.hpp"
 

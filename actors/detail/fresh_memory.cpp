@@ -1,4 +1,4 @@
-#include "podref/actors/fresh_memory.hpp"
+#include "podref/actors/detail/fresh_memory.hpp"
 
 #include <cstdint>
 

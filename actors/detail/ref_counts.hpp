@@ -1,10 +1,10 @@
 // ref_counts: counts per small nonzero id, id -> count.
 //
-// A flat open-addressing table (linear probing, backward-shift deletion)
-// over interned ids: no allocation per reference, no string compare. The
-// manager keeps its counts per pod uid (see uid_refs) and moves them here,
-// keyed by object id, when a uid references more than a few objects; the
-// table starts at four cells and doubles at half load.
+// A flat open-addressing table (linear probing, backward-shift deletion;
+// linear_probing.hpp) over interned ids: no allocation per reference, no
+// string compare. The manager keeps its counts per pod uid (see uid_refs)
+// and moves them here, keyed by object id, when a uid references more than
+// a few objects; the table starts at four cells and doubles at half load.
 #pragma once
 
 #include <cstddef>
@@ -63,6 +63,10 @@ private:
     uid_id id; // 0: empty
     std::int32_t count;
   };
+
+  static bool empty_cell(const cell& c) noexcept {
+    return c.id == 0;
+  }
 
   std::size_t home(uid_id id) const noexcept {
     // Fibonacci hashing: ids are small dense integers.

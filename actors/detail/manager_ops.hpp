@@ -1,0 +1,87 @@
+// The manager actor's steps, one concept per file (private to actors/):
+// - manager.cpp: the behavior, pod registration and reference counting;
+// - manager_drain.cpp: applying the command inbox (prefetch, coalescing);
+// - manager_spawn.cpp: the per-object actors: spawning, failure reports,
+//   parking or stopping, idle recycling;
+// - manager_recovery.cpp: replacing a source that went down.
+//
+// Every step runs on the manager's thread and takes the manager itself.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <caf/actor_addr.hpp>
+
+#include "podref/actors/manager.hpp"
+#include "podref/messages/actor_types.hpp"
+#include "podref/messages/pod_registration.hpp"
+#include "podref/read_side/object_slot.hpp"
+
+namespace podref::detail {
+
+using manager_self = manager_actor::stateful_pointer<manager_state>;
+
+// -- registration (manager.cpp) -----------------------------------------------
+
+/// Applies a registration; true if its pod was not registered before. The
+/// caller counts registered pods (count_pods).
+bool register_pod(manager_self self, pod_registration_ptr reg);
+
+/// Removes a pod; true if it was registered. The caller counts registered
+/// pods (count_pods).
+bool unregister_pod(manager_self self, const pod_registration& key);
+
+/// Publishes a change in the number of registered pods.
+void count_pods(manager_self self, std::int64_t delta);
+
+// -- the command inbox (manager_drain.cpp) ------------------------------------
+
+/// Applies every command pushed before the current message was sent.
+void catch_up(manager_self self);
+
+/// Applies what was pushed when the drain message arrived; true if the
+/// manager must send itself another drain.
+bool drain(manager_self self);
+
+// -- per-object actors (manager_spawn.cpp) ------------------------------------
+
+/// Activates a reflector for `slot`, parked or new.
+reflector_actor spawn_reflector(manager_self self,
+                                const std::shared_ptr<object_slot>& slot);
+
+cache_entry_actor spawn_cache_entry(manager_self self,
+                                    const std::shared_ptr<object_slot>& slot);
+
+/// Ends the actor of `entry`, whose last reference went (it is unpublished
+/// already): a reflector is parked if the pool has room, else stopped.
+void retire_object_actor(manager_self self,
+                         const manager_state::object_entry& entry);
+
+/// Stops the parked reflectors when nothing is referenced and no command
+/// waits: an idle engine keeps no actor beyond its referenced objects'.
+void drain_pool_if_idle(manager_self self);
+
+/// Publishes the access stamp that snapshot reads record until the next
+/// timer pass (read_side/access_stamp.hpp).
+void open_access_period(manager_self self);
+
+/// Tells the synced watches not read for longer than max_idle to stop.
+void recycle(manager_self self);
+
+// -- source recovery (manager_recovery.cpp) ----------------------------------
+
+/// Watches the current source for its death (one monitor, held by the
+/// manager).
+void monitor_source(manager_self self);
+
+/// Makes `src` the source of the manager and of every object actor.
+void adopt_source(manager_self self, object_source_actor src);
+
+/// Asks the resolver again, if generation `gen` is still the current one.
+void retry_resolve(manager_self self, std::uint64_t gen);
+
+/// The down handler: starts resolving when `who` is the current source.
+void on_source_down(manager_self self, const caf::actor_addr& who);
+
+} // namespace podref::detail
