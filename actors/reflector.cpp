@@ -1,28 +1,18 @@
+// The reflector's state: construction, message handlers, lifecycle and reads
+// (reflector.hpp has the contract; reflector_source.cpp its source calls,
+// reflector_actor.cpp the actor around it).
 #include "podref/actors/reflector.hpp"
 
-#include "podref/actors/lean_dispatch.hpp"
 #include "podref/actors/reflector_binding.hpp"
 
 #include <algorithm>
-#include <random>
 #include <utility>
 
-#include <caf/actor_cast.hpp>
 #include <caf/message.hpp>
-#include <caf/message_view.hpp>
 #include <caf/sec.hpp>
 #include <caf/send.hpp>
-#include <caf/type_erased_tuple.hpp>
 
 namespace podref {
-
-namespace {
-
-/// How a CAF error of the source (e.g. a dead source) is classified: as a
-/// transient failure, retried after a backoff.
-const error_info transient_failure{errc::unavailable, std::string{}};
-
-} // namespace
 
 // -- construction and destruction ---------------------------------------------
 
@@ -300,151 +290,6 @@ void reflector_state::freeze() {
   stop_watching();
 }
 
-// -- source calls -------------------------------------------------------------
-
-void reflector_state::start_list() {
-  auto gen = enter(phase::listing);
-  ++settings_->counters->lists;
-  // "0" lets the API server answer from its watch cache; later lists never
-  // go back before what we have seen; "" asks for the newest state after
-  // our version fell out of the history.
-  std::string rv = expired_ ? "" : has_rv_ ? last_rv_ : "0";
-  self_->request<list_result>(
-    source_,
-    [this, gen](list_result& res) {
-      if (gen == gen_)
-        on_list(res);
-    },
-    [this, gen](caf::error& err) {
-      if (gen == gen_)
-        on_failure(err, step::list);
-    },
-    list_atom::value, settings_->res, slot_->ns(), slot_->name(),
-    std::move(rv));
-}
-
-void reflector_state::start_watch() {
-  auto gen = enter(phase::opening_watch);
-  ++settings_->counters->watches;
-  self_->request<watch_id>(
-    source_,
-    [this, gen, src = source_](watch_id& id) {
-      on_watch_opened(gen, src, id);
-    },
-    [this, gen](caf::error& err) {
-      if (gen == gen_)
-        on_failure(err, step::watch);
-    },
-    watch_atom::value, settings_->res, slot_->ns(), slot_->name(), last_rv_,
-    caf::actor_cast<watcher_actor>(caf::strong_actor_ptr{self_->ctrl()}));
-}
-
-void reflector_state::on_list(list_result& res) {
-  // Stays busy from the list straight into opening the watch, so that no
-  // observer sees a synced-but-unwatched reflector as settled.
-  backoff_base_ = settings_->backoff_initial;
-  auto obj = res.items.empty() ? api_object{} : std::move(res.items.front());
-  last_rv_ = std::move(res.resource_version);
-  has_rv_ = true;
-  expired_ = false;
-  synced_ = true;
-  publish(std::move(obj));
-  // A waiting read may find the object immutable and stop us.
-  deliver_parked();
-  if (running_)
-    start_watch();
-  else
-    enter(phase::idle);
-}
-
-void reflector_state::on_watch_opened(std::uint64_t gen,
-                                      const object_source_actor& src,
-                                      watch_id id) {
-  if (src.address() != source_.address()) {
-    // Opened at a source we have left since: close it there.
-    caf::anon_send(src, cancel_atom::value, id);
-    return;
-  }
-  if (!max_seen_watch_ || id > *max_seen_watch_)
-    max_seen_watch_ = id;
-  if (gen != gen_) {
-    // We gave up on this watch while its reply was in flight, but the
-    // source opened it: close it there.
-    caf::anon_send(source_, cancel_atom::value, id);
-    return;
-  }
-  watch_ = id;
-  ++settings_->counters->open_watches;
-  enter(phase::watching);
-}
-
-void reflector_state::on_failure(const caf::error& err, step failed) {
-  if (from_caf_error(err, transient_failure).code == errc::expired) {
-    expired_ = true;
-    start_list();
-  } else {
-    back_off(failed);
-  }
-}
-
-void reflector_state::back_off(step failed) {
-  auto gen = enter(phase::backing_off);
-  retry_step_ = failed;
-  self_->delayed_send_self(next_backoff(), retry_atom::value, gen);
-}
-
-caf::timespan reflector_state::next_backoff() {
-  using rep = caf::timespan::rep;
-  auto base = backoff_base_;
-  std::uniform_int_distribution<rep> jitter{0, std::max<rep>(base.count() - 1,
-                                                             0)};
-  auto wait = std::min(base + caf::timespan{jitter(rng_)}, settings_->backoff_cap);
-  backoff_base_ = std::min(base * 2, settings_->backoff_cap);
-  return wait;
-}
-
-bool reflector_state::accepts(watch_id id) const {
-  if (from_other_source())
-    return false;
-  if (watch_ && *watch_ == id)
-    return true;
-  // A source may send the first events of a new watch before its reply
-  // with the id; ids grow, so anything above every id we were told about
-  // belongs to the watch we are opening, anything else to a stale one.
-  return phase_ == phase::opening_watch
-         && (!max_seen_watch_ || id > *max_seen_watch_);
-}
-
-bool reflector_state::from_other_source() const {
-  // Sources send events as themselves; only a dying source ends its watches
-  // anonymously, and a source is replaced only after it died, so its ends
-  // arrive before new_src. An embedder may replace a live source, though:
-  // its later events name it and are dropped here, since watch ids of two
-  // sources may collide.
-  const auto& sender = self_->current_sender();
-  return sender && source_ && sender.get() != source_->ctrl();
-}
-
-void reflector_state::close_watch(bool cancel) {
-  if (!watch_)
-    return;
-  if (cancel)
-    caf::anon_send(source_, cancel_atom::value, *watch_);
-  watch_.reset();
-  --settings_->counters->open_watches;
-}
-
-std::uint64_t reflector_state::enter(phase next) {
-  phase_ = next;
-  auto busy = next == phase::listing || next == phase::opening_watch
-              || next == phase::backing_off;
-  if (busy != busy_) {
-    busy_ = busy;
-    settings_->counters->busy += busy ? 1 : -1;
-  }
-  return ++gen_;
-}
-
 // -- reads --------------------------------------------------------------------
 
 caf::expected<api_object> reflector_state::answer() {
@@ -490,88 +335,6 @@ std::int64_t reflector_state::now_ns() const {
   auto since_epoch = self_->clock().now().time_since_epoch();
   return std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch)
     .count();
-}
-
-// -- the actor ----------------------------------------------------------------
-
-namespace {
-
-/// The reflector's own timers: only the reflector sends them, to itself, so
-/// they are not part of reflector_actor.
-using reflector_timers = lean_messages<
-  caf::reacts_to<retry_atom, std::uint64_t>,
-  caf::reacts_to<sync_to_atom, std::uint64_t>>;
-
-/// The pool's park and reuse (reflector_pool.hpp), sent through caf::actor.
-using reflector_pool_messages = lean_messages<
-  caf::reacts_to<r_park_atom>,
-  caf::reacts_to<r_reuse_atom, reflector_activation>>;
-
-/// The reflector as a lean actor: its state plus the dispatch of the
-/// reflector_actor interface, its timers and the pool's messages, matched
-/// in place instead of through a heap-allocated CAF behavior.
-class reflector_impl final : public lean_actor {
-public:
-  reflector_impl(caf::actor_config& cfg, reflector_config rc)
-    : lean_actor(cfg) {
-    state_.init(this, std::move(rc));
-  }
-
-  const char* name() const override {
-    return reflector_state::name;
-  }
-
-protected:
-  void on_start() override {
-    state_.launch();
-  }
-
-  bool handle(caf::type_erased_tuple& xs) override {
-    auto& st = state_;
-    // The most frequent messages first.
-    return lean_dispatch<reflector_actor, reflector_timers,
-                         reflector_pool_messages>(
-      *this, xs,
-      [&](w_event_atom, watch_id id, const watch_event& ev) {
-        st.on_event(id, ev);
-      },
-      // Delegated while not synced: the read is parked with its promise.
-      [&](get_obj_atom) { return st.get_obj(); },
-      [&](retry_atom, std::uint64_t gen) { st.on_retry(gen); },
-      [&](sync_to_atom, std::uint64_t read_id) {
-        st.on_sync_timeout(read_id);
-      },
-      [&](r_reuse_atom, reflector_activation& x) {
-        st.activate(std::move(x), true);
-      },
-      [&](r_park_atom) { st.park(); },
-      [&](r_stop_atom) { st.r_stop(); },
-      [&](idle_atom, caf::timespan max_idle) { st.idle_chk(max_idle); },
-      [&](immut_atom) { st.immut_read(); },
-      [&](new_src_atom, const object_source_actor& src) {
-        st.on_new_source(src);
-      },
-      [&](w_end_atom, watch_id id, const caf::error& err) {
-        st.on_watch_end(id, err);
-      });
-  }
-
-  void on_exit() override {
-    state_.teardown();
-  }
-
-private:
-  reflector_state state_;
-};
-
-} // namespace
-
-reflector_actor spawn_reflector_actor(caf::actor_system& sys,
-                                      reflector_config cfg,
-                                      caf::execution_unit* host, bool lazy) {
-  auto hdl = lean_actor::spawn<reflector_impl>(sys, host, lazy,
-                                               std::move(cfg));
-  return caf::actor_cast<reflector_actor>(std::move(hdl));
 }
 
 } // namespace podref
