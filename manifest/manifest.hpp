@@ -39,6 +39,7 @@
 #include "podref/messages/node.hpp"
 #include "podref/messages/pod.hpp"
 #include "podref/messages/secret.hpp"
+#include "podref/messages/validation.hpp"
 
 namespace podref {
 
@@ -67,7 +68,7 @@ struct manifest_limits {
   /// Most Secret and ConfigMap reference fields in one pod or pod template
   /// (imagePullSecrets entries, env and envFrom refs, volume refs), empty
   /// names included.
-  std::size_t max_references = 10000;
+  std::size_t max_references = max_references_per_pod;
 };
 
 /// One decoded object and where it came from.

@@ -366,7 +366,7 @@ std::optional<field_problem> find_pod_problem(const pod& p,
   // The API server sets the uid; the managers key registrations by it.
   if (meta.uid.empty())
     return field_problem{"metadata.uid", required_value()};
-  auto bad = reference_check{std::numeric_limits<std::size_t>::max(), sink}
+  auto bad = reference_check{max_references_per_pod, sink}
                .run(p.spec);
   if (bad)
     bad->path.insert(0, "spec.");

@@ -82,6 +82,13 @@ std::optional<std::string> namespace_problem(std::string_view ns);
 
 // -- pods -----------------------------------------------------------------------
 
+/// Most Secret and ConfigMap reference fields one pod may carry
+/// (imagePullSecrets entries, env and envFrom refs, volume refs, empty names
+/// included). One limit wherever a pod enters: the facade's registrations
+/// (find_pod_problem) and the manifest decoder's default
+/// (manifest_limits::max_references).
+inline constexpr std::size_t max_references_per_pod = 10000;
+
 /// The first Secret or ConfigMap reference in `spec` that the API server
 /// would reject, with its path from the spec (volumes first, then the
 /// regular, init and ephemeral containers, as upstream validates them); or,
@@ -112,7 +119,8 @@ find_reference_problem(const pod_spec& spec,
 
 /// The first reason `p` cannot be registered: its namespace must be a
 /// DNS-1123 label, its name a DNS-1123 subdomain, its uid set, and its
-/// references acceptable (find_reference_problem). Paths start at the pod
+/// references acceptable and at most max_references_per_pod
+/// (find_reference_problem). Paths start at the pod
 /// (`metadata.uid`, `spec.volumes[2].secret.secretName`). nullopt when `p`
 /// may be registered.
 std::optional<field_problem> find_pod_problem(const pod& p);

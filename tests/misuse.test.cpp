@@ -12,6 +12,7 @@
 #include <chrono>
 #include <string>
 
+#include "podref/messages/validation.hpp"
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/runtime.hpp"
 #include "support/pod_builders.hpp"
@@ -108,7 +109,18 @@ TEST_CASE_METHOD(registered_fixture,
     }
     return p;
   };
+  auto with_pull_secrets = [](std::size_t count) {
+    auto p = pod_with_secrets("ns", "db", "uid-2", {}, {});
+    p.spec.image_pull_secrets.assign(count, local_object_reference{"s3"});
+    return p;
+  };
   const case_t cases[] = {
+    {"more references than a pod may carry",
+     with_pull_secrets(max_references_per_pod + 1),
+     "pod \"ns\"/\"db\": spec.imagePullSecrets["
+       + std::to_string(max_references_per_pod)
+       + "].name: more Secret and ConfigMap references than the limit of "
+       + std::to_string(max_references_per_pod) + " per pod"},
     {"an empty namespace", pod_with_secrets("", "db", "uid-2", {"s3"}, {}),
      "pod \"\"/\"db\": metadata.namespace: Required value"},
     {"a namespace that is not a label",
@@ -143,6 +155,21 @@ TEST_CASE_METHOD(registered_fixture,
       require_intact();
     }
   }
+}
+
+TEST_CASE("a pod with as many references as the limit allows registers",
+          "[misuse]") {
+  runtime rt;
+  api_server api{rt};
+  secret_manager sm{rt, api};
+  REQUIRE(api.create(make_secret("ns", "s3", {{"k", "s3"}})));
+  auto p = pod_with_secrets("ns", "db", "uid-2", {}, {});
+  p.spec.image_pull_secrets.assign(max_references_per_pod,
+                                   local_object_reference{"s3"});
+  REQUIRE(sm.register_pod(p));
+  REQUIRE(sm.manager().wait_quiescent(5s));
+  CHECK(sm.manager().stats().registered_pods == 1);
+  CHECK(sm.get_secret("ns", "s3"));
 }
 
 TEST_CASE_METHOD(registered_fixture,
