@@ -47,7 +47,8 @@ namespace podref {
 struct manifest_limits {
   /// Largest accepted input, in bytes.
   std::size_t max_bytes = 16u << 20;
-  /// Most objects one input may hold (documents plus List items).
+  /// Most objects one input may hold: documents (empty and null ones too)
+  /// plus List items.
   std::size_t max_objects = 100000;
   /// Deepest nesting of maps and lists.
   std::size_t max_depth = 64;

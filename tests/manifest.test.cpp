@@ -1357,9 +1357,14 @@ TEST_CASE("more objects than max_objects are rejected") {
   manifest_limits limits;
   limits.max_objects = 2;
   CHECK(decode("kind: Pod\n---\nkind: Service\n", limits).ok());
+  // An empty document counts like any other.
   CHECK(error_of("kind: Pod\n---\n---\nkind: Service\n---\nkind: Node\n",
                  limits)
-        == "test.yaml: document 3: more objects than the limit of 2");
+        == "test.yaml: document 2: more objects than the limit of 2");
+  CHECK(error_of("---\n---\n---\nkind: Pod\n", limits)
+        == "test.yaml: document 2: more objects than the limit of 2");
+  CHECK(error_of("null\n---\nnull\n---\nnull\n", limits)
+        == "test.yaml: document 2: more objects than the limit of 2");
   // The List and its items count.
   CHECK(error_of("kind: List\nitems: [{kind: Pod}, {kind: Pod}]\n", limits)
         == "test.yaml: document 0: items[1]: more objects than the limit of 2");
@@ -1584,7 +1589,9 @@ TEST_CASE("decode_manifest never throws, whatever the limits") {
   no_objects.max_objects = 0;
   CHECK(error_of("kind: Pod\n", no_objects)
         == "test.yaml: document 0: more objects than the limit of 0");
-  CHECK(decode("---\n", no_objects).ok());
+  // An empty document is a document: it counts too.
+  CHECK(error_of("---\n", no_objects)
+        == "test.yaml: document 0: more objects than the limit of 0");
   manifest_limits flat;
   flat.max_depth = 0;
   CHECK(error_of("kind: Pod\n", flat)

@@ -192,11 +192,21 @@ node_ptr decode_node(const json& object, const field_path& at) {
 
 } // namespace
 
+void object_decoder::count_object(const field_path& at) {
+  if (++objects_ > limits_.max_objects)
+    fail(at, "more objects than the limit of "
+               + std::to_string(limits_.max_objects));
+}
+
 void object_decoder::decode_document(std::size_t index,
                                      const json& document) {
-  if (document.is_null())
-    return; // an empty document, e.g. after a trailing `---`
   doc_ = index;
+  if (document.is_null()) {
+    // An empty document (e.g. after a trailing `---`) holds no object, but
+    // costs a parse like one: it counts toward the limit all the same.
+    count_object(field_path{});
+    return;
+  }
   // Lists (even nested ones) are walked with an explicit stack rather than
   // recursion, so that no input can exhaust the call stack.
   std::vector<pending> work;
@@ -212,9 +222,7 @@ void object_decoder::decode_object(const pending& item,
                                    std::vector<pending>& work) {
   const auto& object = *item.object;
   const field_path at{item.path};
-  if (++objects_ > limits_.max_objects)
-    fail(at, "more objects than the limit of "
-               + std::to_string(limits_.max_objects));
+  count_object(at);
   expect_map(object, at);
   std::string kind;
   read(object, "kind", at, kind);

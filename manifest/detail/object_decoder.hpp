@@ -40,6 +40,8 @@ private:
 
   /// Decodes one object; the items of a List go onto `work`.
   void decode_object(const pending& item, std::vector<pending>& work);
+  /// Counts one object (an empty document too) against max_objects.
+  void count_object(const field_path& at);
 
   const manifest_limits& limits_;
   std::vector<manifest_object>& out_;
