@@ -1111,6 +1111,32 @@ TEST_CASE("non-string map keys are errors") {
   CHECK(c->data.size() == 2);
 }
 
+TEST_CASE("UTF-16 input is named as such") {
+  auto utf16 = [](std::string_view ascii, bool little, bool bom) {
+    std::string out;
+    if (bom)
+      out += little ? "\xFF\xFE" : "\xFE\xFF";
+    for (char c : ascii) {
+      out += little ? c : '\0';
+      out += little ? '\0' : c;
+    }
+    return out;
+  };
+  const std::string little = "test.yaml: line 1: the input is UTF-16 "
+                             "(little-endian), which is not supported: "
+                             "convert it to UTF-8";
+  const std::string big = "test.yaml: line 1: the input is UTF-16 "
+                          "(big-endian), which is not supported: convert it "
+                          "to UTF-8";
+  CHECK(error_of(utf16("kind: Pod\n", true, true)) == little);
+  CHECK(error_of(utf16("kind: Pod\n", true, false)) == little);
+  CHECK(error_of(utf16("kind: Pod\n", false, true)) == big);
+  CHECK(error_of(utf16("{\"kind\": \"Pod\"}", false, false)) == big);
+  // A UTF-8 manifest with a NUL later on is not UTF-16.
+  CHECK(error_of(std::string("ki\0d: Pod\n", 10))
+        == "test.yaml: line 1: control character U+0000 is not allowed");
+}
+
 TEST_CASE("invalid UTF-8 and binary junk are errors, not crashes") {
   CHECK(error_of("kind: Pod\nmetadata:\n  name: caf\xC3\n")
         == "test.yaml: line 3: invalid UTF-8");

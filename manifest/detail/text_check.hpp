@@ -18,7 +18,8 @@ struct invalid_character {
 /// The first byte that is not part of well-formed UTF-8 (no overlong forms,
 /// surrogates or code points above U+10FFFF), or that is a C0 control
 /// character other than tab, line feed and carriage return (neither JSON nor
-/// YAML allows those unescaped), if any.
+/// YAML allows those unescaped), if any. UTF-16 input (with or without a
+/// byte order mark) is reported as such, at offset 0.
 std::optional<invalid_character> find_invalid_character(std::string_view text);
 
 } // namespace podref::detail
