@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "podref/messages/reference_walk.hpp"
+#include "podref/messages/quoted_part.hpp"
 #include "podref/messages/utf8.hpp"
 
 namespace podref {
@@ -323,7 +324,8 @@ std::string required_value(std::string_view detail) {
 
 std::string invalid_value(std::string_view value,
                           const std::vector<std::string>& details) {
-  auto out = "Invalid value: " + go_quote(value);
+  auto out = "Invalid value: " + go_quote(quoted_part(value))
+             + omitted_note(value);
   for (std::size_t i = 0; i < details.size(); ++i)
     out.append(i == 0 ? ": " : "; ").append(details[i]);
   return out;

@@ -66,7 +66,8 @@ struct field_problem {
 /// `Required value`, or `Required value: <detail>`.
 std::string required_value(std::string_view detail = {});
 
-/// `Invalid value: "<value>": <detail>`, the value quoted as Go's %q does;
+/// `Invalid value: "<value>": <detail>`, the value quoted as Go's %q does
+/// (a value over max_quoted_bytes by its prefix and `... (N bytes)`);
 /// several details are joined with "; ".
 std::string invalid_value(std::string_view value,
                           const std::vector<std::string>& details);

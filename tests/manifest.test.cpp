@@ -1111,6 +1111,20 @@ TEST_CASE("non-string map keys are errors") {
   CHECK(c->data.size() == 2);
 }
 
+TEST_CASE("errors quote at most a prefix of a long key or value") {
+  std::string key(1000, 'k');
+  // A data key is quoted in the field path; a long one by its prefix.
+  CHECK(error_of("{\"kind\": \"Secret\", \"metadata\": {\"name\": \"s\"}, "
+                 "\"data\": {\"" + key + "\": 1}}")
+        == "test.yaml: document 0: data[\"" + std::string(256, 'k')
+             + "\"... (1000 bytes)]: expected a string, got a number");
+  // A metadata.name far over the limit is quoted by its prefix.
+  std::string name(100000, 'n');
+  auto text = error_of("kind: Secret\nmetadata:\n  name: " + name + "\n");
+  CHECK(text.size() < 1000);
+  CHECK(text.find("... (100000 bytes)") != std::string::npos);
+}
+
 TEST_CASE("UTF-16 input is named as such") {
   auto utf16 = [](std::string_view ascii, bool little, bool bom) {
     std::string out;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "podref/messages/quoted_part.hpp"
 #include "support/pod_builders.hpp"
 
 using namespace podref;
@@ -186,6 +187,24 @@ TEST_CASE("field errors read as the API server words them") {
         == "Invalid value: \"caf\xC3\xA9 \xF0\x9F\x90\xB3\": x");
   CHECK(invalid_value("\xC3 \xED\xA0\x80", {"x"})
         == "Invalid value: \"\\xc3 \\xed\\xa0\\x80\": x");
+}
+
+TEST_CASE("an error quotes at most a prefix of a long value") {
+  // Up to max_quoted_bytes the whole value, as upstream quotes it.
+  std::string edge(max_quoted_bytes, 'd');
+  CHECK(invalid_value(edge, {"bad"}) == "Invalid value: \"" + edge + "\": bad");
+  // Past it, the prefix and the size: a 15 MiB value is no 15 MB message.
+  std::string huge(15u << 20, 'd');
+  auto text = invalid_value(huge, {"bad"});
+  CHECK(text
+        == "Invalid value: \"" + edge + "\"... (15728640 bytes): bad");
+  // The cut never splits a UTF-8 sequence: 255 ASCII bytes, then U+00E9.
+  std::string accented(max_quoted_bytes - 1, 'a');
+  accented += "\xC3\xA9tail";
+  CHECK(invalid_value(accented, {"bad"})
+        == "Invalid value: \"" + std::string(max_quoted_bytes - 1, 'a')
+             + "\"... (" + std::to_string(accented.size()) + " bytes): bad");
+  CHECK(object_name_problem(std::string(300, 'n'))->size() < 400);
 }
 
 TEST_CASE("object names and namespaces: empty is required, else checked") {

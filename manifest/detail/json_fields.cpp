@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "podref/messages/quoted_part.hpp"
+
 namespace podref::detail {
 
 namespace {
@@ -43,7 +45,7 @@ void field_path::render(std::string& out) const {
     out += '[';
     out += std::to_string(index_plus_one_ - 1);
     out += ']';
-  } else if (is_plain_key(key_)) {
+  } else if (is_plain_key(key_) && key_.size() <= max_quoted_bytes) {
     if (!out.empty())
       out += '.';
     out += key_;
@@ -51,8 +53,9 @@ void field_path::render(std::string& out) const {
     // Keys come from the input: escape them as JSON strings so that quotes
     // and control characters cannot garble the message.
     out += '[';
-    out += json(std::string{key_}).dump(-1, ' ', false,
-                                        json::error_handler_t::replace);
+    out += json(std::string{quoted_part(key_)})
+             .dump(-1, ' ', false, json::error_handler_t::replace);
+    out += omitted_note(key_);
     out += ']';
   }
 }

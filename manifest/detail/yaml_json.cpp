@@ -14,6 +14,7 @@
 
 #include "podref/manifest/detail/json_fields.hpp"
 #include "podref/manifest/detail/yaml_scalar.hpp"
+#include "podref/messages/quoted_part.hpp"
 
 namespace podref::detail {
 
@@ -27,7 +28,9 @@ std::size_t line_of(const YAML::Mark& mark) noexcept {
 }
 
 std::string quoted(const std::string& text) {
-  return json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+  return json(std::string{quoted_part(text)})
+           .dump(-1, ' ', false, json::error_handler_t::replace)
+         + omitted_note(text);
 }
 
 /// The JSON value of a scalar with yaml-cpp's tag: "?" for plain scalars
