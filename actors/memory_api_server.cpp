@@ -1,4 +1,8 @@
+// The in-memory API server: reads, watches and their fan-out, and the
+// behavior that joins them with the writes (memory_api_writes.cpp) and the
+// fault and test hooks (memory_api_hooks.cpp).
 #include "podref/actors/memory_api_server.hpp"
+#include "podref/actors/detail/memory_api_server_ops.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -22,12 +26,31 @@
 
 namespace podref {
 
+namespace detail {
+
+void send_event(memory_api_server_pointer self, watch_id id,
+                memory_api_server_state::watch_entry& w,
+                const watch_event& ev) {
+  w.after = std::max(w.after, ev.resource_version);
+  self->send(w.watcher, w_event_atom::value, id, ev);
+  auto& st = self->state;
+  if (st.close_every != 0 && ++w.delivered >= st.close_every) {
+    w.closing = true;
+    st.closing.push_back(id);
+  }
+}
+
+} // namespace detail
+
 namespace {
 
+using detail::end_closing;
+using detail::key_of;
+using detail::podref_error;
+using detail::send_event;
 using state_type = memory_api_server_state;
 using object_key = state_type::object_key;
-using server_pointer
-  = memory_api_server_actor::stateful_pointer<memory_api_server_state>;
+using server_pointer = detail::memory_api_server_pointer;
 using watch_iterator
   = std::unordered_map<watch_id, state_type::watch_entry>::iterator;
 
@@ -43,16 +66,6 @@ void erase_id(std::vector<watch_id>& ids, watch_id id) {
 /// takes it.
 using release_atom = caf::atom_constant<caf::atom("hold_end")>;
 
-caf::error podref_error(errc code, std::string message) {
-  return make_caf_error(error_info{code, std::move(message)});
-}
-
-/// Reads and writes treat an empty namespace as "default".
-object_key key_of(resource res, const std::string& ns,
-                  const std::string& name) {
-  return object_key{res, ns.empty() ? std::string{"default"} : ns, name};
-}
-
 /// Parses a watch's resourceVersion: "" is 0, anything else must be an
 /// unsigned 64-bit decimal.
 std::optional<std::uint64_t> parse_version(const std::string& text) {
@@ -64,39 +77,6 @@ std::optional<std::uint64_t> parse_version(const std::string& text) {
   if (ec != std::errc{} || ptr != last)
     return std::nullopt;
   return result;
-}
-
-/// A copy of `obj` in namespace `ns` at resourceVersion `rv`.
-api_object stamped(const api_object& obj, const std::string& ns,
-                   std::uint64_t rv) {
-  auto stamp = [&](object_meta& meta) {
-    meta.ns = ns;
-    meta.resource_version = std::to_string(rv);
-  };
-  if (auto x = obj.as_secret()) {
-    auto copy = std::make_shared<secret>(*x);
-    stamp(copy->metadata);
-    return api_object{secret_ptr{std::move(copy)}};
-  }
-  if (auto x = obj.as_config_map()) {
-    auto copy = std::make_shared<config_map>(*x);
-    stamp(copy->metadata);
-    return api_object{config_map_ptr{std::move(copy)}};
-  }
-  return {};
-}
-
-/// Checks the input of a write.
-caf::error check_input(const api_object& obj) {
-  if (!obj)
-    return podref_error(errc::invalid_argument,
-                        "cannot store an empty object");
-  if (obj.meta().name.empty())
-    return podref_error(errc::invalid_argument,
-                        std::string{plural_name(obj.kind())}
-                          + " \"\" is invalid: metadata.name: Required value:"
-                            " name is required");
-  return {};
 }
 
 /// Logs a read, then consumes one injected fault of its verb, if any. The
@@ -132,68 +112,6 @@ list_result list_now(const state_type& st, resource res, const std::string& ns,
   return result;
 }
 
-/// Sends one event; a watch that reaches close_k's limit is marked and
-/// gets nothing more until end_closing ends it.
-void send_event(server_pointer self, watch_id id,
-                state_type::watch_entry& w, const watch_event& ev) {
-  w.after = std::max(w.after, ev.resource_version);
-  self->send(w.watcher, w_event_atom::value, id, ev);
-  auto& st = self->state;
-  if (st.close_every != 0 && ++w.delivered >= st.close_every) {
-    w.closing = true;
-    st.closing.push_back(id);
-  }
-}
-
-/// Sends `ev` to the watches of `key` only.
-void fan_out(server_pointer self, const object_key& key,
-             const watch_event& ev) {
-  auto& st = self->state;
-  auto i = st.watches_by_key.find(key);
-  if (i == st.watches_by_key.end())
-    return;
-  for (auto id : i->second) {
-    auto w = st.watches.find(id);
-    if (w != st.watches.end() && !w->second.closing
-        && ev.resource_version > w->second.after)
-      send_event(self, id, w->second, ev);
-  }
-}
-
-/// Appends to the bounded history; what falls out moves the compaction
-/// point.
-void remember(state_type& st, const object_key& key, const watch_event& ev) {
-  if (st.history_capacity == 0) {
-    st.compacted = ev.resource_version;
-    return;
-  }
-  if (st.history.size() >= st.history_capacity) {
-    st.compacted = st.history.front().event.resource_version;
-    st.history.pop_front();
-  }
-  st.history.push_back(state_type::history_entry{key, ev});
-}
-
-void end_closing(server_pointer self);
-
-/// Applies one write: a new version, the stored copy, history and fan-out.
-/// Returns the stored copy (for DELETED: the last state at the new version).
-api_object commit(server_pointer self, const object_key& key, api_object obj,
-                  watch_event_type type) {
-  auto& st = self->state;
-  auto rv = ++st.store->version;
-  auto stored = stamped(obj, std::get<1>(key), rv);
-  if (type == watch_event_type::deleted)
-    st.store->objects.erase(key);
-  else
-    st.store->objects[key] = stored;
-  watch_event ev{type, stored, rv};
-  remember(st, key, ev);
-  fan_out(self, key, ev);
-  end_closing(self);
-  return stored;
-}
-
 /// Forgets a watch; stops monitoring its watcher after its last watch.
 void drop_watch(server_pointer self, watch_iterator i) {
   auto& st = self->state;
@@ -226,20 +144,6 @@ void drop_watches_of(server_pointer self, const caf::actor_addr& watcher) {
       drop_watch(self, i);
 }
 
-/// Ends the watches marked by send_event normally: the watcher watches
-/// again from the last version it saw.
-void end_closing(server_pointer self) {
-  auto& st = self->state;
-  auto ids = std::move(st.closing);
-  st.closing.clear();
-  for (auto id : ids) {
-    auto i = st.watches.find(id);
-    if (i == st.watches.end())
-      continue;
-    self->send(i->second.watcher, w_end_atom::value, id, caf::error{});
-    drop_watch(self, i);
-  }
-}
 
 void release_list(server_pointer self, std::uint64_t id) {
   auto& st = self->state;
@@ -299,7 +203,109 @@ caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
   return promise;
 }
 
+/// The state of a new incarnation over `cfg`'s store (or a new one), its
+/// down handler (a watcher's end drops its watches) and the held lists'
+/// release.
+void init_server(server_pointer self, memory_api_server_config cfg) {
+  auto& st = self->state;
+  st.history_capacity = cfg.history_capacity;
+  st.action_log_capacity = cfg.action_log_capacity;
+  st.store = cfg.store ? std::move(cfg.store)
+                       : std::make_shared<memory_api_server_store>();
+  // A new incarnation has no history: every older version is compacted.
+  st.compacted = st.store->version;
+  self->set_down_handler(
+    [self](caf::down_msg& dm) { drop_watches_of(self, dm.source); });
+  self->set_default_handler(
+    [self](caf::scheduled_actor*,
+           caf::message_view& msg) -> caf::result<caf::message> {
+      auto& xs = msg.content();
+      if (xs.match_elements<release_atom, std::uint64_t>()) {
+        release_list(self, xs.get_as<std::uint64_t>(1));
+        return caf::message{};
+      }
+      return caf::sec::unexpected_message;
+    });
+}
+
+caf::result<api_object> get_object(server_pointer self, resource res,
+                                   const std::string& ns,
+                                   const std::string& name,
+                                   const std::string& rv) {
+  // Memory is always current: "" and "0" read the same, only the action
+  // log tells them apart.
+  auto& st = self->state;
+  if (auto err = record(self, source_verb::get, res, ns, name, rv))
+    return err;
+  auto i = st.store->objects.find(key_of(res, ns, name));
+  if (i == st.store->objects.end())
+    return make_caf_error(api_not_found_error(res, name));
+  return i->second;
+}
+
+caf::result<list_result> list_objects(server_pointer self, resource res,
+                                      const std::string& ns,
+                                      const std::string& name,
+                                      const std::string& rv) {
+  // The requested resourceVersion does not matter: memory is current.
+  auto& st = self->state;
+  auto err = record(self, source_verb::list, res, ns, name, rv);
+  if (st.hold <= caf::timespan{0}) {
+    if (err)
+      return err;
+    return list_now(st, res, ns, name);
+  }
+  auto id = st.next_hold_id++;
+  auto& held = st.held[id];
+  held.promise = self->make_response_promise<list_result>();
+  held.res = res;
+  held.ns = ns;
+  held.name = name;
+  held.failure = std::move(err);
+  caf::delayed_anon_send(caf::actor_cast<caf::actor>(self), st.hold,
+                         release_atom::value, id);
+  return held.promise;
+}
+
+caf::result<watch_id> watch_object(server_pointer self, resource res,
+                                   const std::string& ns,
+                                   const std::string& name,
+                                   const std::string& from,
+                                   const watcher_actor& watcher) {
+  auto& st = self->state;
+  if (auto err = record(self, source_verb::watch, res, ns, name))
+    return err;
+  if (!watcher)
+    return podref_error(errc::invalid_argument, "a watch needs a watcher");
+  auto from_rv = parse_version(from);
+  if (!from_rv)
+    return podref_error(errc::invalid_argument,
+                        "invalid resource version: \"" + from + "\"");
+  if (*from_rv != 0 && *from_rv < st.compacted)
+    return podref_error(errc::expired,
+                        "too old resource version: " + std::to_string(*from_rv)
+                          + " (" + std::to_string(st.compacted) + ")");
+  return open_watch(self, key_of(res, ns, name), *from_rv, watcher);
+}
+
 } // namespace
+
+namespace detail {
+
+void end_closing(memory_api_server_pointer self) {
+  auto& st = self->state;
+  auto ids = std::move(st.closing);
+  st.closing.clear();
+  for (auto id : ids) {
+    auto i = st.watches.find(id);
+    if (i == st.watches.end())
+      continue;
+    self->send(i->second.watcher, w_end_atom::value, id, caf::error{});
+    drop_watch(self, i);
+  }
+}
+
+} // namespace detail
 
 std::size_t memory_api_server_state::object_key_hash::operator()(
   const object_key& x) const noexcept {
@@ -337,175 +343,56 @@ memory_api_server_state::~memory_api_server_state() {
 memory_api_server_actor::behavior_type memory_api_server(
   memory_api_server_actor::stateful_pointer<memory_api_server_state> self,
   memory_api_server_config cfg) {
-  auto& st = self->state;
-  st.history_capacity = cfg.history_capacity;
-  st.action_log_capacity = cfg.action_log_capacity;
-  st.store = cfg.store ? std::move(cfg.store)
-                       : std::make_shared<memory_api_server_store>();
-  // A new incarnation has no history: every older version is compacted.
-  st.compacted = st.store->version;
-  self->set_down_handler(
-    [self](caf::down_msg& dm) { drop_watches_of(self, dm.source); });
-  self->set_default_handler(
-    [self](caf::scheduled_actor*,
-           caf::message_view& msg) -> caf::result<caf::message> {
-      auto& xs = msg.content();
-      if (xs.match_elements<release_atom, std::uint64_t>()) {
-        release_list(self, xs.get_as<std::uint64_t>(1));
-        return caf::message{};
-      }
-      return caf::sec::unexpected_message;
-    });
+  init_server(self, std::move(cfg));
   return {
     // -- object source ------------------------------------------------------
     [self](caf::get_atom, resource res, const std::string& ns,
-           const std::string& name,
-           const std::string& rv) -> caf::result<api_object> {
-      // Memory is always current: "" and "0" read the same, only the
-      // action log tells them apart.
-      auto& st = self->state;
-      if (auto err = record(self, source_verb::get, res, ns, name, rv))
-        return err;
-      auto i = st.store->objects.find(key_of(res, ns, name));
-      if (i == st.store->objects.end())
-        return make_caf_error(api_not_found_error(res, name));
-      return i->second;
+           const std::string& name, const std::string& rv) {
+      return get_object(self, res, ns, name, rv);
     },
     [self](list_atom, resource res, const std::string& ns,
-           const std::string& name,
-           const std::string& rv) -> caf::result<list_result> {
-      // The requested resourceVersion does not matter: memory is current.
-      auto& st = self->state;
-      auto err = record(self, source_verb::list, res, ns, name, rv);
-      if (st.hold <= caf::timespan{0}) {
-        if (err)
-          return err;
-        return list_now(st, res, ns, name);
-      }
-      auto id = st.next_hold_id++;
-      auto& held = st.held[id];
-      held.promise = self->make_response_promise<list_result>();
-      held.res = res;
-      held.ns = ns;
-      held.name = name;
-      held.failure = std::move(err);
-      caf::delayed_anon_send(caf::actor_cast<caf::actor>(self), st.hold,
-                             release_atom::value, id);
-      return held.promise;
+           const std::string& name, const std::string& rv) {
+      return list_objects(self, res, ns, name, rv);
     },
     [self](watch_atom, resource res, const std::string& ns,
            const std::string& name, const std::string& from,
-           const watcher_actor& watcher) -> caf::result<watch_id> {
-      auto& st = self->state;
-      if (auto err = record(self, source_verb::watch, res, ns, name))
-        return err;
-      if (!watcher)
-        return podref_error(errc::invalid_argument,
-                            "a watch needs a watcher");
-      auto from_rv = parse_version(from);
-      if (!from_rv)
-        return podref_error(errc::invalid_argument,
-                            "invalid resource version: \"" + from + "\"");
-      if (*from_rv != 0 && *from_rv < st.compacted)
-        return podref_error(errc::expired,
-                            "too old resource version: "
-                              + std::to_string(*from_rv) + " ("
-                              + std::to_string(st.compacted) + ")");
-      return open_watch(self, key_of(res, ns, name), *from_rv, watcher);
+           const watcher_actor& watcher) {
+      return watch_object(self, res, ns, name, from, watcher);
     },
     [self](cancel_atom, watch_id id) {
       auto i = self->state.watches.find(id);
       if (i != self->state.watches.end())
         drop_watch(self, i);
     },
-    // -- writes -------------------------------------------------------------
-    [self](create_atom, const api_object& obj) -> caf::result<api_object> {
-      if (auto err = check_input(obj))
-        return err;
-      auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
-      if (self->state.store->objects.count(key) != 0)
-        return podref_error(errc::invalid_argument,
-                            std::string{plural_name(obj.kind())} + " \""
-                              + obj.meta().name + "\" already exists");
-      return commit(self, key, obj, watch_event_type::added);
+    // -- writes (memory_api_writes.cpp) -------------------------------------
+    [self](create_atom, const api_object& obj) {
+      return detail::create_object(self, obj);
     },
-    [self](caf::update_atom,
-           const api_object& obj) -> caf::result<api_object> {
-      if (auto err = check_input(obj))
-        return err;
-      auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
-      if (self->state.store->objects.count(key) == 0)
-        return make_caf_error(api_not_found_error(obj.kind(),
-                                                  obj.meta().name));
-      return commit(self, key, obj, watch_event_type::modified);
+    [self](caf::update_atom, const api_object& obj) {
+      return detail::update_object(self, obj);
     },
-    [self](apply_atom, const api_object& obj) -> caf::result<api_object> {
-      if (auto err = check_input(obj))
-        return err;
-      auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
-      auto type = self->state.store->objects.count(key) != 0
-                    ? watch_event_type::modified
-                    : watch_event_type::added;
-      return commit(self, key, obj, type);
+    [self](apply_atom, const api_object& obj) {
+      return detail::apply_object(self, obj);
     },
     [self](caf::delete_atom, resource res, const std::string& ns,
-           const std::string& name) -> caf::result<caf::ok_atom> {
-      auto key = key_of(res, ns, name);
-      auto i = self->state.store->objects.find(key);
-      if (i == self->state.store->objects.end())
-        return make_caf_error(api_not_found_error(res, name));
-      commit(self, key, i->second, watch_event_type::deleted);
-      return caf::ok_atom::value;
+           const std::string& name) {
+      return detail::delete_object(self, res, ns, name);
     },
-    // -- test hooks ---------------------------------------------------------
+    // -- test hooks (memory_api_hooks.cpp) -----------------------------------
     [self](actions_atom) { return self->state.actions; },
-    [self](clear_atom) {
-      self->state.actions.clear();
-      self->state.action_times.clear();
-    },
+    [self](clear_atom) { detail::clear_actions(self); },
     [self](fail_atom, source_verb verb, std::uint32_t n,
-           const error_info& err) {
-      if (n == 0)
-        self->state.faults.erase(verb);
-      else
-        self->state.faults[verb] = state_type::fault{n, err};
-    },
+           const error_info& err) { detail::set_fault(self, verb, n, err); },
     [self](hold_atom, caf::timespan d) { self->state.hold = d; },
-    [self](close_atom) {
-      auto& st = self->state;
-      for (auto id : st.sorted_watch_ids())
-        self->send(st.watches.at(id).watcher, w_end_atom::value, id,
-                   caf::error{});
-      for (auto& [addr, ids] : st.watchers)
-        self->demonitor(addr);
-      st.watches.clear();
-      st.watches_by_key.clear();
-      st.watchers.clear();
-    },
-    [self](expire_atom) {
-      auto& st = self->state;
-      st.history.clear();
-      st.compacted = st.store->version;
-    },
-    [self](bookmark_atom) {
-      auto& st = self->state;
-      for (auto id : st.sorted_watch_ids())
-        if (auto& w = st.watches.at(id); !w.closing)
-          send_event(self, id, w,
-                     watch_event{watch_event_type::bookmark, api_object{},
-                                 st.store->version});
-      end_closing(self);
-    },
+    [self](close_atom) { detail::close_all_watches(self); },
+    [self](expire_atom) { detail::expire_history(self); },
+    [self](bookmark_atom) { detail::send_bookmarks(self); },
     [self](watches_atom) { return self->state.watches.size(); },
     [self](close_k_atom, std::uint32_t k) { self->state.close_every = k; },
     [self](times_atom) { return self->state.action_times; },
     [self](peek_atom, resource res, const std::string& ns,
-           const std::string& name) -> caf::result<api_object> {
-      auto& objects = self->state.store->objects;
-      auto i = objects.find(key_of(res, ns, name));
-      if (i == objects.end())
-        return make_caf_error(api_not_found_error(res, name));
-      return i->second;
+           const std::string& name) {
+      return detail::peek(self, res, ns, name);
     },
   };
 }

@@ -1,0 +1,81 @@
+// What the in-memory API server's files share: its store and fan-out
+// (memory_api_server.cpp) and its fault and test hooks
+// (memory_api_hooks.cpp). Private to those two files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "podref/actors/memory_api_server.hpp"
+
+namespace podref::detail {
+
+using memory_api_server_pointer
+  = memory_api_server_actor::stateful_pointer<memory_api_server_state>;
+
+/// An error of podref's own codes, as a CAF error.
+inline caf::error podref_error(errc code, std::string message) {
+  return make_caf_error(error_info{code, std::move(message)});
+}
+
+/// Reads and writes treat an empty namespace as "default".
+inline memory_api_server_state::object_key
+key_of(resource res, const std::string& ns, const std::string& name) {
+  return {res, ns.empty() ? std::string{"default"} : ns, name};
+}
+
+// -- store and fan-out (memory_api_server.cpp) ---------------------------------
+
+/// Sends one event; a watch that reaches close_k's limit is marked and
+/// gets nothing more until end_closing ends it.
+void send_event(memory_api_server_pointer self, watch_id id,
+                memory_api_server_state::watch_entry& w,
+                const watch_event& ev);
+
+/// Ends the watches marked by send_event normally: the watcher watches
+/// again from the last version it saw.
+void end_closing(memory_api_server_pointer self);
+
+// -- writes (memory_api_writes.cpp) -------------------------------------------
+
+/// create_atom: stores a new object (ADDED); AlreadyExists otherwise.
+caf::result<api_object> create_object(memory_api_server_pointer self,
+                                      const api_object& obj);
+
+/// update_atom: replaces a stored object (MODIFIED); NotFound otherwise.
+caf::result<api_object> update_object(memory_api_server_pointer self,
+                                      const api_object& obj);
+
+/// apply_atom: creates or replaces.
+caf::result<api_object> apply_object(memory_api_server_pointer self,
+                                     const api_object& obj);
+
+/// delete_atom: removes a stored object (DELETED); NotFound otherwise.
+caf::result<caf::ok_atom> delete_object(memory_api_server_pointer self,
+                                        resource res, const std::string& ns,
+                                        const std::string& name);
+
+// -- fault and test hooks (memory_api_hooks.cpp) -------------------------------
+
+/// fail_atom: the next `n` calls of `verb` fail with `err`; 0 clears it.
+void set_fault(memory_api_server_pointer self, source_verb verb,
+               std::uint32_t n, const error_info& err);
+
+/// clear_atom: forgets the action log and its times.
+void clear_actions(memory_api_server_pointer self);
+
+/// close_atom: ends every open watch normally, in id order.
+void close_all_watches(memory_api_server_pointer self);
+
+/// expire_atom: drops the event history: a watch from an older version
+/// gets the expired error.
+void expire_history(memory_api_server_pointer self);
+
+/// bookmark_atom: sends every open watch a bookmark of the current version.
+void send_bookmarks(memory_api_server_pointer self);
+
+/// peek_atom: the stored object, without an entry in the action log.
+caf::result<api_object> peek(memory_api_server_pointer self, resource res,
+                             const std::string& ns, const std::string& name);
+
+} // namespace podref::detail
