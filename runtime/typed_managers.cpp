@@ -11,27 +11,33 @@ error_info unexpected_type(const api_object& x) {
   return {errc::unexpected_type, "unexpected object type: " + what};
 }
 
+/// mgr.get(ns, name) as the object type `as` extracts, or the error.
+template <class Ptr, class As>
+result<Ptr> typed_get(object_manager& mgr, const std::string& ns,
+                      const std::string& name, As as) {
+  auto x = mgr.get(ns, name);
+  if (!x)
+    return x.error();
+  if (auto obj = as(*x))
+    return obj;
+  return unexpected_type(*x);
+}
+
 } // namespace
 
 result<secret_ptr> secret_manager::get_secret(const std::string& ns,
                                               const std::string& name) {
-  auto x = mgr_.get(ns, name);
-  if (!x)
-    return x.error();
-  if (auto s = x->as_secret())
-    return s;
-  return unexpected_type(*x);
+  return typed_get<secret_ptr>(mgr_, ns, name, [](const api_object& x) {
+    return x.as_secret();
+  });
 }
 
 result<config_map_ptr>
 configmap_manager::get_configmap(const std::string& ns,
                                  const std::string& name) {
-  auto x = mgr_.get(ns, name);
-  if (!x)
-    return x.error();
-  if (auto c = x->as_config_map())
-    return c;
-  return unexpected_type(*x);
+  return typed_get<config_map_ptr>(mgr_, ns, name, [](const api_object& x) {
+    return x.as_config_map();
+  });
 }
 
 } // namespace podref

@@ -16,30 +16,35 @@
 
 namespace podref {
 
-/// Keeps the Secrets that registered pods reference.
-class secret_manager {
+namespace detail {
+
+/// What secret_manager and configmap_manager share: an object_manager of
+/// one resource, with or without an explicit strategy, over an api_server
+/// or a bare source actor.
+template <resource Res>
+class typed_manager {
 public:
-  secret_manager(runtime& rt, api_server& source,
-                 const manager_options& opts = {})
-    : mgr_(rt, source, resource::secrets, opts) {
+  typed_manager(runtime& rt, api_server& source,
+                const manager_options& opts = {})
+    : mgr_(rt, source, Res, opts) {
     // nop
   }
 
-  secret_manager(runtime& rt, const caf::actor& source,
-                 const manager_options& opts = {})
-    : mgr_(rt, source, resource::secrets, opts) {
+  typed_manager(runtime& rt, const caf::actor& source,
+                const manager_options& opts = {})
+    : mgr_(rt, source, Res, opts) {
     // nop
   }
 
-  secret_manager(runtime& rt, api_server& source, podref::strategy s,
-                 const manager_options& opts = {})
-    : mgr_(rt, source, resource::secrets, s, opts) {
+  typed_manager(runtime& rt, api_server& source, podref::strategy s,
+                const manager_options& opts = {})
+    : mgr_(rt, source, Res, s, opts) {
     // nop
   }
 
-  secret_manager(runtime& rt, const caf::actor& source, podref::strategy s,
-                 const manager_options& opts = {})
-    : mgr_(rt, source, resource::secrets, s, opts) {
+  typed_manager(runtime& rt, const caf::actor& source, podref::strategy s,
+                const manager_options& opts = {})
+    : mgr_(rt, source, Res, s, opts) {
     // nop
   }
 
@@ -52,70 +57,39 @@ public:
   result<void> unregister_pod(const pod& p) {
     return mgr_.unregister_pod(p);
   }
+
+  object_manager& manager() noexcept {
+    return mgr_;
+  }
+
+protected:
+  object_manager mgr_;
+};
+
+} // namespace detail
+
+/// Keeps the Secrets that registered pods reference.
+class secret_manager : public detail::typed_manager<resource::secrets> {
+public:
+  using typed_manager::typed_manager;
 
   /// The secret, or upstream's error (not registered, failed to sync,
   /// `secret "<name>" not found` under Watch, the API's
   /// `secrets "<name>" not found` under Get and Cache).
   result<secret_ptr> get_secret(const std::string& ns,
                                 const std::string& name);
-
-  object_manager& manager() noexcept {
-    return mgr_;
-  }
-
-private:
-  object_manager mgr_;
 };
 
 /// Keeps the ConfigMaps that registered pods reference.
-class configmap_manager {
+class configmap_manager : public detail::typed_manager<resource::config_maps> {
 public:
-  configmap_manager(runtime& rt, api_server& source,
-                    const manager_options& opts = {})
-    : mgr_(rt, source, resource::config_maps, opts) {
-    // nop
-  }
-
-  configmap_manager(runtime& rt, const caf::actor& source,
-                    const manager_options& opts = {})
-    : mgr_(rt, source, resource::config_maps, opts) {
-    // nop
-  }
-
-  configmap_manager(runtime& rt, api_server& source, podref::strategy s,
-                    const manager_options& opts = {})
-    : mgr_(rt, source, resource::config_maps, s, opts) {
-    // nop
-  }
-
-  configmap_manager(runtime& rt, const caf::actor& source, podref::strategy s,
-                    const manager_options& opts = {})
-    : mgr_(rt, source, resource::config_maps, s, opts) {
-    // nop
-  }
-
-  /// See object_manager::register_pod: the pod is checked, then enqueued.
-  result<void> register_pod(const pod& p) {
-    return mgr_.register_pod(p);
-  }
-
-  /// See object_manager::unregister_pod: unknown pods are a no-op.
-  result<void> unregister_pod(const pod& p) {
-    return mgr_.unregister_pod(p);
-  }
+  using typed_manager::typed_manager;
 
   /// The config map, or upstream's error (not registered, failed to sync,
   /// `configmap "<name>" not found` under Watch, the API's
   /// `configmaps "<name>" not found` under Get and Cache).
   result<config_map_ptr> get_configmap(const std::string& ns,
                                        const std::string& name);
-
-  object_manager& manager() noexcept {
-    return mgr_;
-  }
-
-private:
-  object_manager mgr_;
 };
 
 } // namespace podref
