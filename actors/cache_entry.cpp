@@ -1,5 +1,7 @@
 #include "podref/actors/cache_entry.hpp"
 
+#include "podref/actors/actor_clock.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -161,9 +163,7 @@ void cache_entry_state::publish(const data& d) {
 }
 
 std::int64_t cache_entry_state::now_ns() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-           self_->clock().now().time_since_epoch())
-    .count();
+  return clock_ns(self_);
 }
 
 cache_entry_actor::behavior_type

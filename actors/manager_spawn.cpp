@@ -12,6 +12,7 @@
 #include <caf/send.hpp>
 #include <caf/spawn_options.hpp>
 
+#include "podref/actors/actor_clock.hpp"
 #include "podref/actors/cache_entry.hpp"
 #include "podref/actors/detail/manager_ops.hpp"
 #include "podref/actors/manager.hpp"
@@ -21,12 +22,6 @@
 namespace podref::detail {
 
 namespace {
-
-std::int64_t now_ns(manager_self self) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-           self->clock().now().time_since_epoch())
-    .count();
-}
 
 /// Object actors are neither linked to nor monitored by the manager: both
 /// keep an entry per actor in the manager's attachables, which CAF 0.17
@@ -149,7 +144,7 @@ void open_access_period(manager_self self) {
   auto period = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   self->state.cfg.recycle_period)
                   .count();
-  self->state.cfg.read_side->stamp.open_period(now_ns(self), period);
+  self->state.cfg.read_side->stamp.open_period(clock_ns(self), period);
 }
 
 void recycle(manager_self self) {
@@ -159,7 +154,7 @@ void recycle(manager_self self) {
   auto max_idle = st.cfg.max_idle;
   auto idle_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_idle)
                    .count();
-  auto now = now_ns(self);
+  auto now = clock_ns(self);
   for (auto& entry : st.objects) {
     // Only a hint: the reflector re-checks with its own, authoritative state.
     auto* snap = entry.slot->load();

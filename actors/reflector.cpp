@@ -3,6 +3,7 @@
 // reflector_actor.cpp the actor around it).
 #include "podref/actors/reflector.hpp"
 
+#include "podref/actors/actor_clock.hpp"
 #include "podref/actors/reflector_binding.hpp"
 
 #include <algorithm>
@@ -332,9 +333,7 @@ void reflector_state::publish(api_object obj) {
 }
 
 std::int64_t reflector_state::now_ns() const {
-  auto since_epoch = self_->clock().now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch)
-    .count();
+  return clock_ns(self_);
 }
 
 } // namespace podref
