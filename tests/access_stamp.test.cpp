@@ -69,12 +69,6 @@ struct fixture : podref::test::manager_fixture_base {
   bool watching() {
     return rs->counters.open_watches.load() == 1;
   }
-
-  std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             sys.clock().now().time_since_epoch())
-      .count();
-  }
 };
 
 } // namespace

@@ -82,7 +82,6 @@ node_ptr node_with_ttl(std::optional<std::string> value) {
 struct cache_fixture : podref::test::manager_fixture_base {
   std::shared_ptr<node_ttl_source> node_ttl
     = std::make_shared<node_ttl_source>();
-  resource res = resource::secrets;
 
   /// Spawns the manager under test with `default_ttl` and the node TTL of
   /// `node_ttl` (none until a test feeds it a node).
@@ -107,20 +106,8 @@ struct cache_fixture : podref::test::manager_fixture_base {
                                         : make_config_map(ns, name));
   }
 
-  std::vector<source_action> actions() {
-    auto xs = request<std::vector<source_action>>(server,
-                                                  actions_atom::value);
-    REQUIRE(xs);
-    return *xs;
-  }
-
   strings action_log() {
     return describe(actions());
-  }
-
-  void clear_actions() {
-    self->send(server, clear_atom::value);
-    run();
   }
 
   /// The next `n` gets fail with `err` (upstream: a prepended reactor).
@@ -130,40 +117,6 @@ struct cache_fixture : podref::test::manager_fixture_base {
   }
 
   // -- the manager -----------------------------------------------------------
-
-  void add_ref(const std::string& ns, const std::string& name,
-               const std::string& uid) {
-    self->send(mgr, add_ref_atom::value, ns, name, uid);
-    run();
-  }
-
-  void del_ref(const std::string& ns, const std::string& name,
-               const std::string& uid) {
-    self->send(mgr, del_ref_atom::value, ns, name, uid);
-    run();
-  }
-
-  void reg(const pod& p) {
-    self->send(mgr, reg_pod_atom::value, make_registration(p, res));
-    run();
-  }
-
-  void unreg(const pod& p) {
-    self->send(mgr, unreg_pod_atom::value, make_registration(p, res));
-    run();
-  }
-
-  void unreg_bare(const std::string& ns, const std::string& name,
-                  const std::string& uid) {
-    self->send(mgr, unreg_pod_atom::value,
-               make_registration(ns, name, uid, {}));
-    run();
-  }
-
-  caf::expected<api_object> get(const std::string& ns,
-                                const std::string& name) {
-    return request<api_object>(mgr, get_obj_atom::value, ns, name);
-  }
 
   /// Sends one read per key without running the scheduler, then runs it:
   /// every read reaches its cache entry while the others are queued.
@@ -178,16 +131,6 @@ struct cache_fixture : podref::test::manager_fixture_base {
     std::vector<caf::expected<api_object>> result;
     for (auto& x : pending)
       result.push_back(x.take());
-    return result;
-  }
-
-  /// Upstream's refcount of the TTL store: the sum over the uids.
-  int refcount(const std::string& ns, const std::string& name) {
-    auto x = request<ref_map>(mgr, refs_atom::value, ns, name);
-    REQUIRE(x);
-    int result = 0;
-    for (const auto& kvp : *x)
-      result += kvp.second;
     return result;
   }
 

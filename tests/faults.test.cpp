@@ -38,12 +38,12 @@
 #include "podref/runtime/runtime.hpp"
 #include "podref/runtime/typed_managers.hpp"
 #include "support/deterministic_fixture.hpp"
-#include "support/invariants.hpp"
+#include "podref/testing/invariant_checker.hpp"
 #include "support/pod_builders.hpp"
 
 using namespace podref;
 using namespace std::chrono_literals;
-using podref::test::invariant_checker;
+using podref::testing::invariant_checker;
 using podref::test::make_secret;
 
 namespace {
@@ -124,12 +124,12 @@ struct faults_fixture : test::deterministic_fixture {
     cfg.seed = 7;
     mgr = sys.spawn(manager, std::move(cfg));
     run();
-    test::invariant_options opts;
+    testing::invariant_options opts;
     opts.expect_reflectors = s == strategy::watch;
     checker = std::make_unique<invariant_checker>(
       sys, caf::actor_cast<caf::actor>(mgr),
       caf::actor_cast<caf::actor>(server),
-      test::counts_of(detail::counters_of(rs)), opts);
+      testing::counts_of(detail::counters_of(rs)), opts);
     if (s == strategy::watch)
       checker->set_read_side(rs);
     checker->record_baseline();
@@ -224,7 +224,7 @@ struct faults_fixture : test::deterministic_fixture {
   /// (a) to (c) within the checker's bound (90 s of virtual time).
   void check_invariants() {
     auto mismatches = checker->check(pods);
-    INFO(test::describe(mismatches));
+    INFO(testing::describe(mismatches));
     CHECK(mismatches.empty());
   }
 
@@ -233,7 +233,7 @@ struct faults_fixture : test::deterministic_fixture {
     while (!pods.empty())
       unreg(std::string{pods.begin()->second->name()});
     auto mismatches = checker->drained();
-    INFO(test::describe(mismatches));
+    INFO(testing::describe(mismatches));
     CHECK(mismatches.empty());
   }
 };
@@ -651,7 +651,7 @@ TEST_CASE("managers on an api_server follow its restart",
   secret_manager watch{rt, api};
   secret_manager get{rt, api, strategy::get};
   invariant_checker checker{rt.system(), watch.manager().actor(),
-                            api.actor(), test::counts_of(watch.manager())};
+                            api.actor(), testing::counts_of(watch.manager())};
   checker.record_baseline();
   auto p = test::pod_with_secrets("default", "pod", "uid", {"s"}, {});
   watch.register_pod(p);
@@ -674,7 +674,7 @@ TEST_CASE("managers on an api_server follow its restart",
   std::vector<pod_registration_ptr> pods{
     make_registration(p, resource::secrets)};
   auto mismatches = checker.check(pods);
-  INFO(test::describe(mismatches));
+  INFO(testing::describe(mismatches));
   CHECK(mismatches.empty());
   auto st = watch.manager().stats();
   CHECK(st.reflectors_started == 1);
@@ -682,7 +682,7 @@ TEST_CASE("managers on an api_server follow its restart",
   watch.unregister_pod(p);
   REQUIRE(watch.manager().sync());
   mismatches = checker.drained();
-  INFO(test::describe(mismatches));
+  INFO(testing::describe(mismatches));
   CHECK(mismatches.empty());
 }
 

@@ -74,7 +74,6 @@ strings describe(const std::vector<source_action>& xs) {
 
 struct manager_fixture : podref::test::manager_fixture_base {
   detail::engine_counters& counters = rs->counters;
-  resource res = resource::secrets;
 
   /// Spawns the manager under test; reads wait up to 1 s for a first sync
   /// and watches idle for longer than `max_idle` may be stopped.
@@ -97,87 +96,15 @@ struct manager_fixture : podref::test::manager_fixture_base {
     REQUIRE(ok);
   }
 
-  std::vector<source_action> actions() {
-    auto xs = request<std::vector<source_action>>(server,
-                                                  actions_atom::value);
-    REQUIRE(xs);
-    return *xs;
-  }
-
   strings action_log() {
     return describe(actions());
   }
 
-  void clear_actions() {
-    self->send(server, clear_atom::value);
-    run();
-  }
-
-  std::size_t server_watches() {
-    auto n = request<std::size_t>(server, watches_atom::value);
-    REQUIRE(n);
-    return *n;
-  }
-
-  void hold_lists(caf::timespan d) {
-    self->send(server, hold_atom::value, d);
-    run();
-  }
-
   // -- the manager -----------------------------------------------------------
-
-  void add_ref(const std::string& ns, const std::string& name,
-               const std::string& uid) {
-    self->send(mgr, add_ref_atom::value, ns, name, uid);
-    run();
-  }
-
-  void del_ref(const std::string& ns, const std::string& name,
-               const std::string& uid) {
-    self->send(mgr, del_ref_atom::value, ns, name, uid);
-    run();
-  }
-
-  void reg(const pod& p) {
-    self->send(mgr, reg_pod_atom::value, make_registration(p, res));
-    run();
-  }
-
-  void unreg(const pod& p) {
-    self->send(mgr, unreg_pod_atom::value, make_registration(p, res));
-    run();
-  }
-
-  /// Unregisters with no names at all: only the identity counts.
-  void unreg_bare(const std::string& ns, const std::string& name,
-                  const std::string& uid) {
-    self->send(mgr, unreg_pod_atom::value,
-               make_registration(ns, name, uid, {}));
-    run();
-  }
 
   void recycle() {
     self->send(mgr, recycle_atom::value);
     run();
-  }
-
-  caf::expected<api_object> get(const std::string& ns,
-                                const std::string& name) {
-    return request<api_object>(mgr, get_obj_atom::value, ns, name);
-  }
-
-  ref_map refs(const std::string& ns, const std::string& name) {
-    auto x = request<ref_map>(mgr, refs_atom::value, ns, name);
-    REQUIRE(x);
-    return *x;
-  }
-
-  /// Upstream's refcount of the TTL store: the sum over the referencing uids.
-  int refcount(const std::string& ns, const std::string& name) {
-    int result = 0;
-    for (const auto& kvp : refs(ns, name))
-      result += kvp.second;
-    return result;
   }
 
   /// checkObject: registered iff a read yields anything but "not

@@ -22,7 +22,7 @@
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/object_manager.hpp"
 #include "podref/runtime/runtime.hpp"
-#include "support/invariants.hpp"
+#include "podref/testing/invariant_checker.hpp"
 #include "support/pod_builders.hpp"
 
 using namespace podref;
@@ -194,11 +194,11 @@ TEST_CASE("callers and API server churn leave exactly the registered state",
   opts.backoff_cap = 500ms;
   opts.sync_timeout = 200ms;
   object_manager mgr{rt, api, resource::secrets, opts};
-  test::invariant_options iopts;
+  testing::invariant_options iopts;
   iopts.settle_limit = 30s;
   iopts.step = 20ms;
-  test::invariant_checker checker{rt.system(), mgr.actor(), api.actor(),
-                                  test::counts_of(mgr), iopts};
+  testing::invariant_checker checker{rt.system(), mgr.actor(), api.actor(),
+                                  testing::counts_of(mgr), iopts};
   checker.record_baseline();
 
   std::vector<std::unique_ptr<caller>> callers;
@@ -217,7 +217,7 @@ TEST_CASE("callers and API server churn leave exactly the registered state",
   for (auto& t : threads)
     t.join();
   for (const auto& b : bad) {
-    INFO(test::describe(b));
+    INFO(testing::describe(b));
     CHECK(b.empty());
   }
   CHECK(restarts > 0); // the run was long enough to see every fault
@@ -232,13 +232,13 @@ TEST_CASE("callers and API server churn leave exactly the registered state",
   for (const auto& c : callers)
     c->collect(left);
   auto mismatches = checker.check(left);
-  INFO(test::describe(mismatches));
+  INFO(testing::describe(mismatches));
   CHECK(mismatches.empty());
 
   for (auto& c : callers)
     c->unregister_all();
   REQUIRE(mgr.sync());
   auto leftovers = checker.drained();
-  INFO(test::describe(leftovers));
+  INFO(testing::describe(leftovers));
   CHECK(leftovers.empty());
 }

@@ -18,7 +18,7 @@
 
 #include "podref/manifest/manifest.hpp"
 #include "podref/messages/strategy.hpp"
-#include "simulation.hpp"
+#include "simulation/simulation.hpp"
 
 namespace podref::cli {
 

@@ -2,7 +2,7 @@
 // Pods drawn from a directory of manifests arrive and leave, the API server
 // updates their Secrets and ConfigMaps, readers read them at kubelet-like
 // rates; the summary reports what happened and whether the engine's
-// invariants held (see simulation.hpp).
+// invariants held (see simulation/simulation.hpp).
 #pragma once
 
 #include <cstddef>

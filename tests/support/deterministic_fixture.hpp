@@ -11,66 +11,27 @@
 // release those (advance time) or send it an exit first.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <utility>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
-#include <caf/blocking_actor.hpp>
-#include <caf/error.hpp>
 #include <caf/exit_reason.hpp>
-#include <caf/expected.hpp>
-#include <caf/message.hpp>
-#include <caf/message_id.hpp>
-#include <caf/response_handle.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/sec.hpp>
 #include <caf/send.hpp>
 #include <caf/timespan.hpp>
 
+#include "podref/testing/pending_reply.hpp"
+
 namespace podref::test {
 
-/// A request sent from a scoped_actor of its own, whose reply a test
-/// collects later (e.g. after advancing virtual time). Its own mailbox
-/// holds nothing but that reply, so ready() is exact and take() never
-/// blocks.
-template <class T>
-class pending_reply {
-public:
-  template <class Handle, class... Ts>
-  pending_reply(caf::actor_system& sys, const Handle& dest, Ts&&... xs)
-    : self_(std::make_unique<caf::scoped_actor>(sys)) {
-    mid_ = (*self_)
-             ->request(dest, caf::infinite, std::forward<Ts>(xs)...)
-             .id();
-  }
-
-  /// True once the reply (a value or an error) has arrived.
-  bool ready() const {
-    return !(*self_)->mailbox().empty();
-  }
-
-  /// The reply; caf::sec::request_timeout when none has arrived yet.
-  caf::expected<T> take() {
-    if (!ready())
-      return caf::make_error(caf::sec::request_timeout);
-    caf::expected<T> result{caf::make_error(caf::sec::unexpected_response)};
-    // Output `message` skips CAF's static signature check; the handlers
-    // below still only match a T or an error.
-    caf::response_handle<caf::blocking_actor, caf::message, true> handle{
-      mid_, self_->ptr()};
-    handle.receive([&](T& x) { result = std::move(x); },
-                   [&](caf::error& err) { result = std::move(err); });
-    return result;
-  }
-
-private:
-  std::unique_ptr<caf::scoped_actor> self_;
-  caf::message_id mid_;
-};
+using testing::pending_reply;
 
 /// The deterministic actor system and helpers to drive it.
 struct deterministic_fixture {
@@ -97,6 +58,14 @@ struct deterministic_fixture {
   std::size_t advance(caf::timespan d) {
     sched.advance_time(d);
     return run();
+  }
+
+  /// The virtual clock's reading, in nanoseconds since its epoch (what the
+  /// engine's actors stamp with).
+  std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             sys.clock().now().time_since_epoch())
+      .count();
   }
 
   /// Sends a request and runs until idle, without waiting for the reply.

@@ -1,5 +1,5 @@
-// The engine's invariants, checked from outside after a fault (or a stress
-// run) has cleared. Every check compares the engine with what a fresh
+// invariant_checker: the engine's invariants, checked from outside after a
+// fault, a stress run or a simulation has cleared. Every check compares the engine with what a fresh
 // computation from the registered pods and the API server's data says:
 //
 // (a) every object a registered pod references reads, through the manager,
@@ -9,7 +9,8 @@
 // (b) the manager's per-object reference counts (pod uid -> count) equal a
 //     recomputation from the registered pods, and objects no pod references
 //     (any the checker has seen before) have none;
-// (c) live reflectors equal referenced objects, none is busy, and the API
+// (c) the manager counts the registered pods and the referenced objects,
+//     live reflectors equal referenced objects, none is busy, and the API
 //     server holds exactly the engine's open watches;
 // (d) drained(): once every pod is unregistered nothing is left: no
 //     reference, reflector or watch, and exactly as many actors run as at
@@ -44,11 +45,12 @@ namespace podref {
 class object_manager;
 } // namespace podref
 
-namespace podref::test {
+namespace podref::testing {
 
 /// Engine counters as the checker needs them; busy is unknown through the
 /// facade.
 struct engine_counts {
+  std::int64_t registered_pods = 0;
   std::int64_t referenced_objects = 0;
   std::int64_t live_reflectors = 0;
   std::int64_t open_watches = 0;
@@ -68,6 +70,11 @@ struct invariant_options {
   resource res = resource::secrets;
   /// Watch: one reflector per referenced object. Cache: none at all.
   bool expect_reflectors = true;
+  /// Get keeps no books: no pod, reference, reflector or cache entry.
+  bool keeps_references = true;
+  /// Check (a). Off when the caller checks what reads return itself (a
+  /// simulation under Cache accepts a version younger than its TTL).
+  bool check_reads = true;
   /// The manager is the only client of the API server: the server's open
   /// watches must equal the engine's.
   bool exclusive_server = true;
@@ -119,7 +126,8 @@ private:
   void check_reads(const expected_refs& expected,
                    std::vector<std::string>& out);
 
-  void check_counts(std::int64_t objects, std::vector<std::string>& out);
+  void check_counts(std::int64_t pods, std::int64_t objects,
+                    std::vector<std::string>& out);
 
   /// A request and its reply, waiting (virtual or real time) for at most
   /// `limit`; sec::request_timeout when no reply came.
@@ -145,4 +153,4 @@ private:
 /// One mismatch per line, for Catch2's INFO or FAIL.
 std::string describe(const std::vector<std::string>& mismatches);
 
-} // namespace podref::test
+} // namespace podref::testing

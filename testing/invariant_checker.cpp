@@ -1,4 +1,4 @@
-#include "support/invariants.hpp"
+#include "podref/testing/invariant_checker.hpp"
 
 #include <memory>
 #include <sstream>
@@ -12,9 +12,9 @@
 
 #include "podref/read_side/snapshot_index.hpp"
 #include "podref/runtime/object_manager.hpp"
-#include "support/deterministic_fixture.hpp"
+#include "podref/testing/pending_reply.hpp"
 
-namespace podref::test {
+namespace podref::testing {
 
 namespace {
 
@@ -70,6 +70,7 @@ std::function<engine_counts()>
 counts_of(std::shared_ptr<const detail::engine_counters> counters) {
   return [counters] {
     engine_counts x;
+    x.registered_pods = counters->registered_pods.load();
     x.referenced_objects = counters->referenced_objects.load();
     x.live_reflectors = counters->live_reflectors.load();
     x.open_watches = counters->open_watches.load();
@@ -84,6 +85,7 @@ std::function<engine_counts()> counts_of(const object_manager& mgr) {
   return [&mgr] {
     auto st = mgr.stats();
     engine_counts x;
+    x.registered_pods = st.registered_pods;
     x.referenced_objects = st.referenced_objects;
     x.live_reflectors = st.live_reflectors;
     x.open_watches = st.open_watches;
@@ -125,14 +127,18 @@ void invariant_checker::record_baseline() {
 
 std::vector<std::string>
 invariant_checker::check(const std::vector<pod_registration_ptr>& pods) {
-  auto expected = recompute(pods);
+  auto expected = opts_.keeps_references ? recompute(pods) : expected_refs{};
+  auto pod_count = opts_.keeps_references
+                     ? static_cast<std::int64_t>(pods.size())
+                     : 0;
   for (const auto& kvp : expected)
     known_.insert(kvp.first);
   return settle([&] {
     std::vector<std::string> out;
     check_refs(expected, out);
-    check_reads(expected, out);
-    check_counts(static_cast<std::int64_t>(expected.size()), out);
+    if (opts_.check_reads)
+      check_reads(expected, out);
+    check_counts(pod_count, static_cast<std::int64_t>(expected.size()), out);
     return out;
   });
 }
@@ -156,7 +162,7 @@ std::vector<std::string> invariant_checker::drained() {
         out.push_back("\"" + key + "\" reads as " + render(x)
                       + " after its last pod went, not as not registered");
     }
-    check_counts(0, out);
+    check_counts(0, 0, out);
     if (baseline_) {
       if (deterministic())
         dynamic_cast<caf::scheduler::test_coordinator&>(sys_.scheduler())
@@ -231,12 +237,15 @@ void invariant_checker::check_reads(const expected_refs& expected,
   }
 }
 
-void invariant_checker::check_counts(std::int64_t objects,
+void invariant_checker::check_counts(std::int64_t pods, std::int64_t objects,
                                      std::vector<std::string>& out) {
   if (!counts_)
     return;
   auto c = counts_();
   auto text = [](auto x) { return std::to_string(x); };
+  if (c.registered_pods != pods)
+    out.push_back("the manager counts " + text(c.registered_pods)
+                  + " registered pods, expected " + text(pods));
   if (c.referenced_objects != objects)
     out.push_back("the manager counts " + text(c.referenced_objects)
                   + " referenced objects, the pods reference "
@@ -331,4 +340,4 @@ std::string describe(const std::vector<std::string>& mismatches) {
   return out.str();
 }
 
-} // namespace podref::test
+} // namespace podref::testing
