@@ -119,6 +119,12 @@ TEST_CASE("simulate --json runs the example node and its invariants hold") {
   check_manager(s["secrets"]);
   check_manager(s["configmaps"]);
   CHECK(s["elapsed_s"].get<double>() < 10);
+  const auto& d = s["delivery"];
+  CHECK(d["pod_arrivals"]["asked_per_s"] == 50.0);
+  CHECK(d["pod_arrivals"]["delivered_per_s"].get<double>() > 0);
+  CHECK(d["updates"]["asked_per_s"] == 100.0);
+  CHECK(d["reads"]["asked_per_s"] == 600.0);
+  CHECK(d["shortfalls"].is_array());
 }
 
 namespace {
@@ -199,6 +205,46 @@ TEST_CASE("simulate answers a missing object as not found throughout") {
   CHECK(s["objects"]["loaded"] == 1);
   CHECK(s["objects"]["referenced"] == 2);
   CHECK(s["templates"] == 1);
+}
+
+TEST_CASE("simulate says when a run falls short of the rates asked") {
+  // The only object the pod references is missing: nothing can be updated.
+  scratch_dir dir{"short"};
+  dir.write("pod.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: lonely, namespace: default}
+spec:
+  containers:
+    - name: app
+      image: app:1
+      envFrom: [{secretRef: {name: missing-secret}}]
+)");
+  SECTION("in --json") {
+    auto result = simulate({"--json", "--manifests", dir.path.string(),
+                            "--duration", "0.5", "--update-rate", "40"});
+    INFO(result.out << result.err);
+    REQUIRE(result.status == 0);
+    auto s = nlohmann::json::parse(result.out);
+    CHECK(s["invariants"]["pass"] == true);
+    const auto& d = s["delivery"];
+    CHECK(d["updates"]["asked_per_s"] == 40.0);
+    CHECK(d["updates"]["delivered_per_s"] == 0.0);
+    REQUIRE(d["shortfalls"].size() >= 1);
+    auto first = d["shortfalls"][0].get<std::string>();
+    CHECK(first.rfind("updates: 0.0/s of the 40.0/s asked (0%); ", 0) == 0);
+    CHECK(first.find("found no mutable object that a live pod references")
+          != std::string::npos);
+  }
+  SECTION("in the table, as a warning that does not fail the run") {
+    auto result = simulate({"--manifests", dir.path.string(), "--duration",
+                            "0.5", "--update-rate", "40"});
+    INFO(result.out << result.err);
+    CHECK(result.status == 0);
+    CHECK(result.out.find("warning: the run fell short of what was asked: "
+                          "updates: 0.0/s of the 40.0/s asked")
+          != std::string::npos);
+    CHECK(result.out.find("invariants: PASS") != std::string::npos);
+  }
 }
 
 TEST_CASE("simulate rejects bad flags with exit status 2") {

@@ -138,6 +138,14 @@ nlohmann::ordered_json to_json(const simulation_summary& s) {
   x["latency_us"] = {{"samples", l.samples}, {"unobserved", l.unobserved},
                      {"p50", l.p50_us},      {"p99", l.p99_us},
                      {"p999", l.p999_us},    {"max", l.max_us}};
+  auto rate = [](const rate_delivery& r) {
+    return nlohmann::ordered_json{{"asked_per_s", r.asked},
+                                  {"delivered_per_s", r.delivered}};
+  };
+  x["delivery"] = {{"pod_arrivals", rate(s.arrival_rate)},
+                   {"updates", rate(s.update_rate)},
+                   {"reads", rate(s.read_rate)},
+                   {"shortfalls", s.shortfalls}};
   x["secrets"] = manager_json(s.secrets_at_stop, s.secrets_final);
   x["configmaps"] = manager_json(s.configmaps_at_stop, s.configmaps_final);
   x["invariants"] = {{"pass", s.passed()}, {"failures", s.failures}};
@@ -204,7 +212,11 @@ void print_table(const simulation_summary& s, std::ostream& out) {
   for (const auto& [label, get] : final_rows)
     fmt::print(out, "{:<20}{:>10}{:>12}\n", label, get(s.secrets_final),
                get(s.configmaps_final));
-  fmt::print(out, "\ninvariants: {}\n", s.passed() ? "PASS" : "FAIL");
+  for (const auto& shortfall : s.shortfalls)
+    fmt::print(out, "\nwarning: the run fell short of what was asked: {}",
+               shortfall);
+  fmt::print(out, "{}\ninvariants: {}\n", s.shortfalls.empty() ? "" : "\n",
+             s.passed() ? "PASS" : "FAIL");
   for (const auto& failure : s.failures)
     fmt::print(out, "  - {}\n", failure);
 }

@@ -42,6 +42,7 @@ public:
   std::atomic<std::uint64_t> left{0};
   std::atomic<std::size_t> live_count{0};
 
+  /// Arrivals refused because max_pods were alive.
   std::uint64_t refused() const {
     return refused_;
   }

@@ -15,6 +15,7 @@ void reader::run() {
   for (;;) {
     auto v = w_.board.current();
     if (v->pods.empty()) {
+      ++idle_ticks;
       if (!ticks.wait(w_.stop))
         return;
       continue;
@@ -22,8 +23,11 @@ void reader::run() {
     std::uniform_int_distribution<std::size_t> pick{0, v->pods.size() - 1};
     auto [id, tmpl] = v->pods[pick(rng_)];
     const auto& refs = w_.template_refs[tmpl];
-    if (refs.empty() && !ticks.wait(w_.stop))
-      return;
+    if (refs.empty()) {
+      ++idle_ticks;
+      if (!ticks.wait(w_.stop))
+        return;
+    }
     for (auto idx : refs) {
       read_one(id, idx);
       if (!ticks.wait(w_.stop))

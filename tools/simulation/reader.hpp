@@ -39,6 +39,9 @@ public:
   std::uint64_t fault_errors = 0;
   /// Answers the engine must never give.
   std::uint64_t faults = 0;
+  /// Ticks without a read: no pod was live, or the one picked references
+  /// nothing.
+  std::uint64_t idle_ticks = 0;
 
 private:
   void read_one(std::uint64_t pod_id, std::size_t idx);

@@ -10,6 +10,7 @@
 #include "podref/runtime/runtime.hpp"
 #include "simulation/arrivals.hpp"
 #include "simulation/checks.hpp"
+#include "simulation/delivery.hpp"
 #include "simulation/fault_injector.hpp"
 #include "simulation/latency.hpp"
 #include "simulation/reader.hpp"
@@ -127,7 +128,12 @@ struct harness {
     sum.faults_injected = faults.injected();
     sum.fault_errors = upd.fault_errors.load();
     std::uint64_t reader_faults = 0;
+    delivery_counts counts;
+    counts.arrivals = sum.pods_arrived + sum.pods_refused;
+    counts.updates = sum.updates + sum.update_errors + upd.fault_errors.load();
+    counts.idle_update_ticks = upd.idle_ticks;
     for (const auto& r : readers) {
+      counts.idle_read_ticks += r->idle_ticks;
       sum.reads += r->reads.load();
       sum.read_errors += r->errors;
       sum.benign_read_errors += r->benign_errors;
@@ -138,6 +144,8 @@ struct harness {
     if (reader_faults > 0)
       failures.push_back(std::to_string(reader_faults)
                          + " reads failed or went back in time in all");
+    counts.reads = sum.reads;
+    measure_delivery(counts, sum);
     sum.latency = measure_latency(upd.writes, readers);
   }
 

@@ -84,6 +84,18 @@ struct latency_summary {
   std::int64_t max_us = 0;
 };
 
+/// One rate the run was asked for, against what it delivered, per second of
+/// the busy phase.
+struct rate_delivery {
+  double asked = 0;
+  double delivered = 0;
+
+  /// delivered / asked; 1 when nothing was asked.
+  double fraction() const noexcept {
+    return asked > 0 ? delivered / asked : 1.0;
+  }
+};
+
 /// Everything a run measured and whether the invariants held.
 struct simulation_summary {
   simulation_config config;
@@ -113,6 +125,14 @@ struct simulation_summary {
   /// Failed reads of an object whose pod left while the read ran: expected.
   std::uint64_t benign_read_errors = 0;
   latency_summary latency;
+  /// Pod arrivals (refused ones included), object updates (attempted) and
+  /// reads of all readers together.
+  rate_delivery arrival_rate;
+  rate_delivery update_rate;
+  rate_delivery read_rate;
+  /// Each rate the run delivered less than 90% of, in a sentence saying
+  /// why where the run knows; a warning, not a failure.
+  std::vector<std::string> shortfalls;
   /// Manager counters when the readers stopped (reads) ...
   manager_stats secrets_at_stop;
   manager_stats configmaps_at_stop;

@@ -37,8 +37,10 @@ void updater::run() {
   pacer ticks{w_.config.update_rate};
   while (ticks.wait(w_.stop)) {
     auto v = w_.board.current();
-    if (v->mutable_referenced.empty())
+    if (v->mutable_referenced.empty()) {
+      ++idle_ticks;
       continue;
+    }
     std::uniform_int_distribution<std::size_t> pick{
       0, v->mutable_referenced.size() - 1};
     auto idx = v->mutable_referenced[pick(rng_)];

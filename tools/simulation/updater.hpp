@@ -41,6 +41,8 @@ public:
   std::vector<std::string> messages;
   std::atomic<std::uint64_t> updates{0};
   std::atomic<std::uint64_t> fault_errors{0};
+  /// Ticks that found no mutable object a live pod references.
+  std::uint64_t idle_ticks = 0;
 
 private:
   /// A write the server refused while it restarted.
