@@ -91,6 +91,7 @@ caf::error record(server_pointer self, source_verb verb, resource res,
     st.action_times.erase(st.action_times.begin(),
                           st.action_times.begin() + half);
   }
+  st.action_counts.add(verb);
   st.actions.push_back(source_action{verb, res, ns, name, rv});
   st.action_times.push_back(self->clock().now().time_since_epoch());
   auto i = st.faults.find(verb);
@@ -381,6 +382,7 @@ memory_api_server_actor::behavior_type memory_api_server(
     // -- test hooks (memory_api_hooks.cpp) -----------------------------------
     [self](actions_atom) { return self->state.actions; },
     [self](clear_atom) { detail::clear_actions(self); },
+    [self](act_counts_atom) { return self->state.action_counts; },
     [self](fail_atom, source_verb verb, std::uint32_t n,
            const error_info& err) { detail::set_fault(self, verb, n, err); },
     [self](hold_atom, caf::timespan d) { self->state.hold = d; },

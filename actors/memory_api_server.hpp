@@ -166,6 +166,8 @@ struct memory_api_server_state {
   watch_id next_watch_id = 1;
   std::vector<source_action> actions;
   std::size_t action_log_capacity = 0;
+  /// Every action since the actor started; unbounded counts, not a log.
+  source_action_counts action_counts;
   /// When each action was recorded (actor clock, since its epoch).
   std::vector<caf::timespan> action_times;
   std::map<source_verb, fault> faults;

@@ -193,6 +193,15 @@ struct engine::impl_state {
     return res;
   }
 
+  /// What the API server has answered so far.
+  source_action_counts api_counts() {
+    auto x = server.action_counts();
+    if (!x)
+      throw std::runtime_error("the API server did not report its actions: "
+                               + x.error().message);
+    return *x;
+  }
+
   void fill(bench_result& r, const histogram& h) {
     r.p50_ns = h.value_at_percentile(50);
     r.p99_ns = h.value_at_percentile(99);
@@ -209,11 +218,13 @@ struct engine::impl_state {
     auto plan = spec(r.threads, opts.register_ops, 0, label);
     plan.sample_every = write_sample_every;
     auto cpu = process_cpu_seconds();
+    auto api0 = api_counts();
     auto loop = run_closed_loop(
       plan,
       [&](std::size_t, std::uint64_t i) { s.register_pod(register_pods[i]); });
     auto t = clock_type::now();
     s.sync();
+    r.api_actions = api_counts() - api0;
     r.extra["latency_sample_every"] = write_sample_every;
     r.extra["loop_s"] = loop.seconds;
     r.extra["sync_s"] = since(t);
@@ -235,6 +246,7 @@ struct engine::impl_state {
     auto plan = spec(r.threads, 0, opts.seconds, label);
     plan.sample_every = write_sample_every;
     auto cpu = process_cpu_seconds();
+    auto api0 = api_counts();
     auto loop = run_closed_loop(plan,
                                 [&](std::size_t, std::uint64_t i) {
                                   const auto& p = ring[i % ring.size()];
@@ -254,6 +266,7 @@ struct engine::impl_state {
     if (!s.wait_quiescent(settle_timeout))
       r.extra["quiescent_timeout"] = 1;
     r.extra["quiesce_s"] = since(t);
+    r.api_actions = api_counts() - api0;
     r.ops = loop.ops;
     r.seconds = loop.seconds + r.extra["sync_s"] + r.extra["quiesce_s"];
     r.extra["cpu_cores"] = cores_busy(cpu, r.seconds);
@@ -268,6 +281,7 @@ struct engine::impl_state {
         ++r.errors;
     auto rngs = make_rngs(r.threads);
     auto n = pool_names.size();
+    auto api0 = api_counts();
     auto loop = run_closed_loop(read_spec(r.threads, label),
                                 [&](std::size_t t, std::uint64_t) {
                                   auto& g = rngs[t];
@@ -275,6 +289,7 @@ struct engine::impl_state {
                                   if (!s.get(bench_namespace, name))
                                     ++g.errors;
                                 });
+    r.api_actions = api_counts() - api0;
     for (auto& g : rngs)
       r.errors += g.errors;
     r.ops = loop.ops;
@@ -293,6 +308,7 @@ struct engine::impl_state {
     std::atomic<bool> stop{false};
     std::uint64_t writes = 0;
     std::array<std::atomic<std::size_t>, recent_writes> recent{};
+    auto api0 = api_counts();
     std::thread writer{[&] {
       auto period = std::chrono::duration_cast<clock_type::duration>(
         std::chrono::duration<double>(1.0 / std::max(opts.write_rate, 1.0)));
@@ -355,6 +371,7 @@ struct engine::impl_state {
       });
     stop = true;
     writer.join();
+    r.api_actions = api_counts() - api0;
     histogram prop;
     for (auto& h : seen)
       prop.merge(*h);
@@ -379,6 +396,7 @@ struct engine::impl_state {
     auto rss0 = rss_bytes();
     auto heap0 = heap_bytes();
     auto start = clock_type::now();
+    auto api0 = api_counts();
     auto reg = run_closed_loop(
       spec(r.threads, n, 0, label + " register"),
       [&](std::size_t, std::uint64_t i) { s.register_pod(scale_pods[i]); });
@@ -415,6 +433,7 @@ struct engine::impl_state {
     r.extra["unregister_loop_s"] = unreg.seconds;
     r.extra["teardown_s"] = since(unreg_start);
     r.extra["teardown_after_last_unregister_s"] = since(last_unreg);
+    r.api_actions = api_counts() - api0;
     r.ops = n;
     fill(r, reg.latency);
   }

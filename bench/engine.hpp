@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "podref/messages/source_protocol.hpp"
 #include "podref/runtime/object_manager.hpp"
 
 namespace podref::bench {
@@ -53,6 +54,11 @@ struct bench_result {
   std::int64_t live_reflectors_after = 0;
   /// Reads that failed (get and propagate); 0 elsewhere.
   std::uint64_t errors = 0;
+  /// What the API server answered during the timed part (both
+  /// implementations share one server, so the counts compare the work
+  /// done): the work an op costs is api_actions / ops. Scale counts its
+  /// registration and its teardown.
+  source_action_counts api_actions;
   /// Workload-specific figures (scale: bytes_per_reflector, teardown_s...).
   std::map<std::string, double> extra;
 };

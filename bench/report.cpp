@@ -40,6 +40,20 @@ std::string ratio_text(const std::vector<bench_result>& all,
   return x ? fmt::format("{:.2f}x", *x) : std::string{"-"};
 }
 
+/// The API actions of `r` per op.
+double per_op(const bench_result& r, std::uint64_t n) {
+  return r.ops > 0 ? static_cast<double>(n) / static_cast<double>(r.ops) : 0;
+}
+
+/// "lists/watches/gets" per op, e.g. "1.00/1.00/0".
+std::string api_text(const bench_result& r) {
+  auto one = [&r](std::uint64_t n) {
+    return n == 0 ? std::string{"0"} : fmt::format("{:.3g}", per_op(r, n));
+  };
+  const auto& a = r.api_actions;
+  return one(a.lists) + "/" + one(a.watches) + "/" + one(a.gets);
+}
+
 bool is_plain_word(const std::string& s) {
   for (auto c : s)
     if (c == '"' || c == '\\' || c == '\n' || c == '\'' || c == '$'
@@ -70,19 +84,22 @@ std::optional<double> ratio_to_baseline(const std::vector<bench_result>& all,
 
 void print_table(const std::vector<bench_result>& all, std::ostream& out) {
   out << fmt::format("{:<11} {:<9} {:<6} {:>3} {:>9} {:>7} {:>9} {:>8} "
-                     "{:>8} {:>8} {:>9} {:>6} {:>8}\n",
+                     "{:>8} {:>8} {:>9} {:>6} {:>16} {:>8}\n",
                      "workload", "impl", "strat", "thr", "ops", "secs",
                      "ops/s", "p50", "p99", "p99.9", "peak_rss", "refl",
-                     "vs_base");
+                     "api/op l/w/g", "vs_base");
   for (const auto& r : all) {
     out << fmt::format(
       "{:<11} {:<9} {:<6} {:>3} {:>9} {:>7.3f} {:>9} {:>8} {:>8} {:>8} "
-      "{:>8.1f}M {:>6} {:>8}\n",
+      "{:>8.1f}M {:>6} {:>16} {:>8}\n",
       r.workload, r.impl, r.strategy, r.threads, r.ops, r.seconds,
       human_rate(r.ops_per_sec), human_ns(r.p50_ns), human_ns(r.p99_ns),
       human_ns(r.p999_ns), static_cast<double>(r.peak_rss_bytes) / 1048576.0,
-      r.live_reflectors_after, r.impl == "podref" ? ratio_text(all, r) : "");
+      r.live_reflectors_after, api_text(r),
+      r.impl == "podref" ? ratio_text(all, r) : "");
   }
+  out << "(api/op: the API server's lists/watches/gets per op during the "
+         "timed part)\n";
   bool notes = false;
   for (const auto& r : all) {
     if (r.extra.empty() && r.errors == 0)
@@ -121,6 +138,12 @@ void print_json(const std::vector<bench_result>& all, std::ostream& out,
     j["peak_rss_bytes"] = r.peak_rss_bytes;
     j["live_reflectors_after"] = r.live_reflectors_after;
     j["errors"] = r.errors;
+    j["api_lists"] = r.api_actions.lists;
+    j["api_watches"] = r.api_actions.watches;
+    j["api_gets"] = r.api_actions.gets;
+    j["api_lists_per_op"] = per_op(r, r.api_actions.lists);
+    j["api_watches_per_op"] = per_op(r, r.api_actions.watches);
+    j["api_gets_per_op"] = per_op(r, r.api_actions.gets);
     if (auto x = ratio_to_baseline(all, r))
       j["ratio_to_baseline"] = *x;
     for (const auto& [k, v] : r.extra)
@@ -132,15 +155,16 @@ void print_json(const std::vector<bench_result>& all, std::ostream& out,
 void print_csv(const std::vector<bench_result>& all, std::ostream& out) {
   out << "workload,impl,strategy,threads,ops,seconds,ops_per_sec,latency,"
          "p50_ns,p99_ns,p999_ns,max_ns,peak_rss_bytes,live_reflectors_after,"
-         "errors,ratio_to_baseline\n";
+         "errors,api_lists,api_watches,api_gets,ratio_to_baseline\n";
   for (const auto& r : all) {
     auto x = ratio_to_baseline(all, r);
     out << fmt::format("{},{},{},{},{},{:.6f},{:.1f},{},{},{},{},{},{},{},{},"
-                       "{}\n",
+                       "{},{},{},{}\n",
                        r.workload, r.impl, r.strategy, r.threads, r.ops,
                        r.seconds, r.ops_per_sec, r.latency, r.p50_ns,
                        r.p99_ns, r.p999_ns, r.max_ns, r.peak_rss_bytes,
-                       r.live_reflectors_after, r.errors,
+                       r.live_reflectors_after, r.errors, r.api_actions.lists,
+                       r.api_actions.watches, r.api_actions.gets,
                        x && r.impl == "podref" ? fmt::format("{:.4f}", *x)
                                                : std::string{});
   }

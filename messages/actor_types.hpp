@@ -32,6 +32,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::list_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::source_verb)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::source_action)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<podref::source_action>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::source_action_counts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::error_info)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::pod_registration_ptr)
 
@@ -96,6 +97,7 @@ using create_atom = caf::atom_constant<caf::atom("create")>;
 using apply_atom = caf::atom_constant<caf::atom("apply")>;
 using actions_atom = caf::atom_constant<caf::atom("actions")>;
 using clear_atom = caf::atom_constant<caf::atom("clear")>;
+using act_counts_atom = caf::atom_constant<caf::atom("act_counts")>;
 using fail_atom = caf::atom_constant<caf::atom("fail")>;
 using hold_atom = caf::atom_constant<caf::atom("hold")>;
 using close_atom = caf::atom_constant<caf::atom("close_w")>;
@@ -118,6 +120,8 @@ using peek_atom = caf::atom_constant<caf::atom("peek")>;
 /// - close_w(): end every open watch normally;
 /// - expire(): drop the event history, so older watches get errc::expired;
 /// - bookmark(): send a BOOKMARK with the current version to every watch;
+/// - act_counts(): the calls of each verb since the actor started (clear()
+///   leaves them);
 /// - watches(): the number of open watches;
 /// - close_k(k): from now on every watch ends normally (w_end with an empty
 ///   error) once it has delivered k events; 0 turns this off;
@@ -133,6 +137,7 @@ using memory_api_server_actor = object_source_actor::extend<
                   std::string>::with<caf::ok_atom>,
   caf::replies_to<actions_atom>::with<std::vector<source_action>>,
   caf::reacts_to<clear_atom>,
+  caf::replies_to<act_counts_atom>::with<source_action_counts>,
   caf::reacts_to<fail_atom, source_verb, std::uint32_t, error_info>,
   caf::reacts_to<hold_atom, caf::timespan>,
   caf::reacts_to<close_atom>,

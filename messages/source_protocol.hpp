@@ -65,6 +65,34 @@ struct source_action {
   std::string rv;
 };
 
+/// How many calls of each verb a source answered (failed ones included).
+struct source_action_counts {
+  std::uint64_t gets = 0;
+  std::uint64_t lists = 0;
+  std::uint64_t watches = 0;
+
+  void add(source_verb verb) noexcept {
+    switch (verb) {
+      case source_verb::get:
+        ++gets;
+        break;
+      case source_verb::list:
+        ++lists;
+        break;
+      case source_verb::watch:
+        ++watches;
+        break;
+    }
+  }
+};
+
+/// The calls of `later` that `earlier` had not counted yet.
+inline source_action_counts operator-(const source_action_counts& later,
+                                      const source_action_counts& earlier) {
+  return {later.gets - earlier.gets, later.lists - earlier.lists,
+          later.watches - earlier.watches};
+}
+
 inline bool operator==(const source_action& x, const source_action& y) {
   return x.verb == y.verb && x.res == y.res && x.ns == y.ns
          && x.name == y.name && x.rv == y.rv;

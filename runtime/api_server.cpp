@@ -147,6 +147,10 @@ void api_server::fail_next(source_verb verb, std::uint32_t n,
   caf::anon_send(impl_->server->get(), fail_atom::value, verb, n, err);
 }
 
+result<source_action_counts> api_server::action_counts() const {
+  return impl_->call<source_action_counts>(act_counts_atom::value);
+}
+
 void api_server::close_watches() {
   caf::anon_send(impl_->server->get(), close_atom::value);
 }

@@ -62,6 +62,11 @@ public:
   result<api_object> get(resource res, const std::string& ns,
                          const std::string& name);
 
+  /// The gets, lists and watches the current server actor answered (its
+  /// action log's verbs, failed calls included, never cleared; a restart
+  /// starts from zero).
+  result<source_action_counts> action_counts() const;
+
   /// Applies every Secret and ConfigMap of decoded manifests; returns how
   /// many were stored.
   std::size_t load(const manifest_result& manifests);
