@@ -1025,7 +1025,8 @@ TEST_CASE("YAML syntax errors name the line") {
   CHECK(error_of("kind: Pod\nspec: *missing\n")
         == "test.yaml: line 2: the referenced anchor is not defined");
   CHECK(error_of("kind: Pod\nmetadata:\n\t- b\n")
-        == "test.yaml: line 3: illegal block entry");
+        == "test.yaml: line 3: a tab indents this line; YAML indents with "
+           "spaces");
   CHECK(error_of("kind: Pod\nx: [a, b\n")
         == "test.yaml: line 3: end of sequence flow not found");
   // yaml-cpp 0.7 neither parses nor skips a leading ',' (it would report

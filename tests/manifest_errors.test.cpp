@@ -1,6 +1,7 @@
 // The manifest decoder's error contract: a bad document or List item costs
 // only itself, a syntax error the rest of its input; the error list is
-// bounded; and the per-pod and per-container list limits.
+// bounded; the per-pod and per-container list limits; and the clearer texts
+// for two yaml-cpp failures.
 #include "podref/manifest/manifest.hpp"
 
 #include <catch2/catch.hpp>
@@ -243,4 +244,56 @@ TEST_CASE("a list over its limit is refused before its entries are decoded") {
   CHECK(error_of(pod_with_spec("  containers:\n    - env: [{}, 7]\n"), limits)
         == "test.yaml: document 0: spec.containers[0].env: more env entries "
            "than the limit of 1 per container");
+}
+
+// -- clearer texts for yaml-cpp's "illegal map value" -------------------------
+
+TEST_CASE("a tab in the indentation is named as such") {
+  const std::string tab = "a tab indents this line; YAML indents with spaces";
+  CHECK(error_of("kind: Pod\nmetadata:\n\tname: x\n")
+        == "test.yaml: line 3: " + tab);
+  CHECK(error_of("kind: Pod\nmetadata:\n  name: x\n \tlabels: {}\n")
+        == "test.yaml: line 4: " + tab);
+  CHECK(error_of("\xEF\xBB\xBF\tkind: Pod\n") == "test.yaml: line 1: " + tab);
+  CHECK(error_keeping("kind: Pod\n---\nspec:\n  containers:\n  - name: a\n"
+                      "\t- name: b\n",
+                      1)
+        == "test.yaml: line 6: " + tab);
+  // Tabs elsewhere are fine: after a key's colon, or inside flow
+  // collections, which they may indent.
+  CHECK(decode("kind:\tPod\nmetadata: {\n\tname: x}\n").ok());
+  // An error in a flow collection keeps yaml-cpp's text.
+  CHECK(error_of("kind: Pod\nx: [\n\ta,\n")
+        == "test.yaml: line 4: end of sequence flow not found");
+}
+
+TEST_CASE("a plain key longer than 1024 bytes is named as such") {
+  const std::string hint = "a key longer than 1024 bytes must be written as "
+                           "an explicit key (\"? key\")";
+  const std::string at_limit(1024, 'k');
+  const std::string over(1025, 'k');
+  CHECK(decode("kind: Pod\nmetadata:\n  labels:\n    " + at_limit + ": v\n")
+          .ok());
+  CHECK(error_of("kind: Pod\nmetadata:\n  labels:\n    " + over + ": v\n")
+        == "test.yaml: line 4: " + hint);
+  CHECK(error_of("kind: Pod\n\"" + over + "\": v\n")
+        == "test.yaml: line 2: " + hint);
+  CHECK(error_of("- a: b\n  " + over + ": v\n")
+        == "test.yaml: line 2: " + hint);
+  CHECK(error_of("- " + over + ": v\n") == "test.yaml: line 1: " + hint);
+  // Counted in bytes, as yaml-cpp counts: 600 two-byte characters are over.
+  std::string wide;
+  for (int i = 0; i < 600; ++i)
+    wide += "\xC3\xA9";
+  CHECK(error_of("kind: Pod\nmetadata:\n  annotations:\n    " + wide
+                 + ": v\n")
+        == "test.yaml: line 4: " + hint);
+  // Written as an explicit key it is accepted.
+  auto result = decode("kind: Pod\nmetadata:\n  annotations:\n    ? " + over
+                       + "\n    : v\n");
+  INFO(errors_text(result));
+  REQUIRE(result.ok());
+  // A long value with a second ':' is another mistake and keeps its text.
+  CHECK(error_of("kind: Pod\nx: " + over + ": v\n")
+        == "test.yaml: line 2: illegal map value");
 }
