@@ -54,11 +54,10 @@ int main(int argc, char** argv) {
   podref::runtime rt;          // owns an actor system (or borrows yours)
   podref::api_server api{rt};  // the embedded in-memory API server
   // [/readme]
+  // A bad document costs only itself: the valid ones are still loaded.
   auto objects = podref::load_manifest_file(objects_file);
-  if (!objects.ok()) {
-    std::cerr << objects.error << '\n';
-    return 1;
-  }
+  for (const auto& error : objects.errors)
+    std::cerr << error << '\n';
   std::cout << "loaded " << api.load(objects) << " objects from "
             << objects_file << '\n';
 
@@ -67,7 +66,9 @@ int main(int argc, char** argv) {
   if (decoded.ok() && !decoded.objects.empty())
     pod = std::get_if<podref::pod_ptr>(&decoded.objects.front().object);
   if (pod == nullptr) {
-    std::cerr << "cannot decode the pod: " << decoded.error << '\n';
+    std::cerr << "cannot decode the pod\n";
+    for (const auto& error : decoded.errors)
+      std::cerr << error << '\n';
     return 1;
   }
   const auto& p = **pod;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "podref/manifest/detail/error_list.hpp"
 #include "podref/manifest/detail/json_documents.hpp"
 #include "podref/manifest/detail/json_fields.hpp"
 #include "podref/manifest/detail/object_decoder.hpp"
@@ -35,16 +36,25 @@ bool is_json(std::string_view text) {
          && (text[pos] == '{' || text[pos] == '[');
 }
 
-/// Replaces the result with `<file>: <message>` and no objects. Building the
-/// message can only fail for lack of memory; the fallback text fits the
-/// small-string buffer and needs no allocation.
-void set_error(manifest_result& result, std::string_view file,
-               std::string_view message) noexcept {
-  std::vector<manifest_object>{}.swap(result.objects);
+/// A result with the one error `<file>: <message>`.
+manifest_result failed(std::string_view file,
+                       std::string_view message) noexcept {
+  manifest_result result;
+  detail::error_list errors{file, 1, result.errors};
+  errors.add(message);
+  errors.finish();
+  return result;
+}
+
+/// Adds the error that ended decoding. Only formatting it can throw, for
+/// lack of memory.
+template <class... Ts>
+void add_last(detail::error_list& errors, fmt::format_string<Ts...> format,
+              const Ts&... xs) noexcept {
   try {
-    result.error = fmt::format("{}: {}", file, message);
+    errors.add(fmt::format(format, xs...));
   } catch (...) {
-    result.error = "out of memory";
+    errors.add("out of memory");
   }
 }
 
@@ -79,7 +89,8 @@ manifest_result decode_manifest(std::string_view text,
                                 std::string_view file_name,
                                 const manifest_limits& limits) {
   manifest_result result;
-  std::size_t doc = 0; // the document being decoded, for field errors
+  detail::error_list errors{file_name, limits.max_errors, result.errors};
+  std::size_t doc = 0; // the document being decoded, for object_limit_error
   try {
     if (text.size() > limits.max_bytes)
       throw detail::input_error(
@@ -87,7 +98,7 @@ manifest_result decode_manifest(std::string_view text,
     if (auto bad = detail::find_invalid_character(text))
       throw detail::input_error(detail::line_at(text, bad->offset),
                                 bad->problem);
-    detail::object_decoder decoder{limits, result.objects};
+    detail::object_decoder decoder{limits, result.objects, errors};
     detail::document_handler on_document = [&](std::size_t index,
                                                nlohmann::json&& document) {
       doc = index;
@@ -97,68 +108,59 @@ manifest_result decode_manifest(std::string_view text,
       detail::for_each_json_document(text, limits, on_document);
     else
       detail::for_each_yaml_document(text, limits, on_document);
-  } catch (const detail::field_error& e) {
-    set_error(result, file_name, fmt::format("document {}: {}", doc, e.what()));
+  } catch (const detail::object_limit_error& e) {
+    add_last(errors, "document {}: {}", doc, e.what());
   } catch (const detail::input_error& e) {
     if (e.line() == 0)
-      set_error(result, file_name, e.what());
+      errors.add(e.what());
     else
-      set_error(result, file_name,
-                fmt::format("line {}: {}", e.line(), e.what()));
+      add_last(errors, "line {}: {}", e.line(), e.what());
   } catch (const std::bad_alloc&) {
-    set_error(result, file_name, "out of memory");
+    errors.add("out of memory");
   } catch (const std::exception& e) {
-    set_error(result, file_name, e.what());
+    errors.add(e.what());
   } catch (...) {
-    set_error(result, file_name, "unknown error");
+    errors.add("unknown error");
   }
+  errors.finish();
   return result;
 }
 
 manifest_result load_manifest_file(const std::string& path,
                                    const manifest_limits& limits) {
   const bool from_stdin = path == "-";
-  manifest_result result;
-  std::string text;
+  const auto label = from_stdin ? std::string_view{"<stdin>"}
+                                : std::string_view{path};
   try {
-    const std::string label = from_stdin ? std::string{"<stdin>"} : path;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> owned{nullptr,
                                                           std::fclose};
     std::FILE* file = stdin;
     if (!from_stdin) {
       errno = 0;
       owned.reset(std::fopen(path.c_str(), "rb"));
-      if (!owned) {
-        set_error(result, label, "cannot read: " + error_text(errno));
-        return result;
-      }
+      if (!owned)
+        return failed(label, "cannot read: " + error_text(errno));
       file = owned.get();
     }
-    if (auto code = read_all(file, limits.max_bytes, text); code != 0) {
-      set_error(result, label, "cannot read: " + error_text(code));
-      return result;
-    }
+    std::string text;
+    if (auto code = read_all(file, limits.max_bytes, text); code != 0)
+      return failed(label, "cannot read: " + error_text(code));
     if (text.size() > limits.max_bytes) {
       // Reading stopped past the limit; a regular file knows its full size.
       struct stat info {};
       if (fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode))
-        set_error(result, label,
-                  over_limit(fmt::format("{} bytes", info.st_size),
-                             limits.max_bytes));
-      else
-        set_error(result, label,
-                  over_limit(fmt::format("more than {} bytes",
-                                         limits.max_bytes),
-                             limits.max_bytes));
-      return result;
+        return failed(label,
+                      over_limit(fmt::format("{} bytes", info.st_size),
+                                 limits.max_bytes));
+      return failed(label,
+                    over_limit(fmt::format("more than {} bytes",
+                                           limits.max_bytes),
+                               limits.max_bytes));
     }
     return decode_manifest(text, label, limits);
   } catch (...) {
     // Only allocations can throw here; decode_manifest itself does not.
-    set_error(result,
-              from_stdin ? std::string_view{"<stdin>"} : std::string_view{path},
-              "out of memory");
-    return result;
+    return failed(label, "out of memory");
   }
 }
 

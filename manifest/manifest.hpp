@@ -24,9 +24,18 @@
 // Errors name the file, the document index (from 0) and the field path, e.g.
 // `deploy.yaml: document 2: spec.template.spec.containers[0].env: expected a
 // list, got a string` or `pod.yaml: document 0: spec.volumes[1].secret.
-// secretName: Required value`; syntax errors and limits on the text name the
-// line. A file that fails yields no objects at all: nothing partial is passed
-// on.
+// secretName: Required value`; the path of a List item starts with its
+// index (`document 0: items[3].spec...`). Syntax errors and limits on the
+// text name the line.
+//
+// One bad document does not hide the good ones. A field error (a wrong type,
+// an invalid name or reference, a per-pod or per-container limit) drops only
+// its own document, or only its own List item, and decoding goes on with the
+// next. A syntax error, invalid UTF-8 or UTF-16, and the limits on the text
+// (max_bytes, max_document_bytes, max_objects, max_depth, max_alias_values)
+// end the input: the objects of the documents before it are kept, as kubectl
+// keeps the documents it parsed before the one it cannot. Size and encoding
+// are checked before parsing, so their errors come with no objects at all.
 #pragma once
 
 #include <cstddef>
@@ -70,6 +79,25 @@ struct manifest_limits {
   /// (imagePullSecrets entries, env and envFrom refs, volume refs), empty
   /// names included.
   std::size_t max_references = max_references_per_pod;
+  // The API server sets no count on the next four lists; its 3 MiB request
+  // limit is their bound in effect (some 240000 env entries of the shortest
+  // valid form, `{"name":"a"},`). The defaults sit far above what real pods
+  // use and far below that bound, so that a hostile pod costs megabytes,
+  // not gigabytes, once decoded. Each list is checked before any of its
+  // entries is decoded.
+  /// Most env entries in one container; a real container has tens.
+  std::size_t max_env = 10000;
+  /// Most envFrom entries in one container; a real container has a few.
+  std::size_t max_env_from = 1000;
+  /// Most volumes in one pod or pod template; a real pod has tens.
+  std::size_t max_volumes = 1000;
+  /// Most imagePullSecrets entries in one pod or pod template; a real pod
+  /// has a few.
+  std::size_t max_image_pull_secrets = 1000;
+  /// Most errors kept for one input; past it a last error
+  /// `<file>: ... and N more errors` counts the rest, so that a file of
+  /// many bad documents cannot grow the list without bound.
+  std::size_t max_errors = 100;
 };
 
 /// One decoded object and where it came from.
@@ -84,15 +112,17 @@ struct manifest_object {
   std::variant<pod_ptr, secret_ptr, config_map_ptr, node_ptr> object;
 };
 
-/// The outcome of decoding one input: either objects or an error.
+/// The outcome of decoding one input: the objects of its valid documents
+/// and every error, both in input order.
 struct manifest_result {
   std::vector<manifest_object> objects;
-  /// Empty on success; otherwise the full message, starting with the file
-  /// name, and `objects` is empty.
-  std::string error;
+  /// Full messages, each starting with the file name; at most
+  /// manifest_limits::max_errors of them plus the line that counts the rest.
+  std::vector<std::string> errors;
 
+  /// True iff the input decoded without any error.
   bool ok() const noexcept {
-    return error.empty();
+    return errors.empty();
   }
 };
 

@@ -12,7 +12,8 @@
 namespace podref {
 
 /// The Secrets and ConfigMaps of `decoded`, in manifest order. Pods, Nodes
-/// and null entries are skipped; a failed decode has no objects.
+/// and null entries are skipped. A decode with errors contributes the
+/// objects of its valid documents: check `decoded.ok()` first to refuse it.
 std::vector<api_object> objects_of(const manifest_result& decoded);
 
 /// The Secrets and ConfigMaps of several decoded inputs, in order.

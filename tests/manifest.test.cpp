@@ -21,27 +21,14 @@
 
 #include "podref/messages/pod_references.hpp"
 #include "podref/manifest/detail/yaml_scalar.hpp"
+#include "support/manifest_decode.hpp"
 
 using namespace podref;
+using namespace podref::test;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-/// Decodes `text` as the file "test.yaml" (the name only labels errors).
-manifest_result decode(std::string_view text,
-                       const manifest_limits& limits = {}) {
-  return decode_manifest(text, "test.yaml", limits);
-}
-
-/// The error of decoding `text`, which must fail and yield no objects.
-std::string error_of(std::string_view text,
-                     const manifest_limits& limits = {}) {
-  auto result = decode(text, limits);
-  CHECK_FALSE(result.ok());
-  CHECK(result.objects.empty());
-  return result.error;
-}
 
 template <class T>
 std::shared_ptr<const T> as(const manifest_object& object) {
@@ -55,15 +42,10 @@ std::shared_ptr<const T> as(const manifest_object& object) {
 template <class T>
 std::shared_ptr<const T> only(std::string_view text) {
   auto result = decode(text);
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 1);
   return as<T>(result.objects.front());
-}
-
-/// A Pod manifest with `spec_body` (YAML, indented by two spaces) as spec.
-std::string pod_with_spec(const std::string& spec_body) {
-  return "kind: Pod\nmetadata:\n  name: p\nspec:\n" + spec_body;
 }
 
 std::string fixture(const std::string& name) {
@@ -86,7 +68,7 @@ strings env_names(const container& c) {
 
 TEST_CASE("a real-world Pod manifest decodes every modelled field") {
   auto result = load_manifest_file(fixture("pod-everything.yaml"));
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 1);
   CHECK(result.objects[0].kind == "Pod");
@@ -185,7 +167,7 @@ TEST_CASE("a real-world Pod manifest decodes every modelled field") {
 TEST_CASE("the same Pod written as JSON decodes the same way") {
   auto yaml = load_manifest_file(fixture("pod-everything.yaml"));
   auto json = load_manifest_file(fixture("pod-everything.json"));
-  INFO(json.error);
+  INFO(errors_text(json));
   REQUIRE(yaml.ok());
   REQUIRE(json.ok());
   REQUIRE(json.objects.size() == 1);
@@ -226,7 +208,7 @@ spec:
             - secretRef: {name: s}
 )";
     auto result = decode(text);
-    INFO(result.error);
+    INFO(errors_text(result));
     REQUIRE(result.ok());
     REQUIRE(result.objects.size() == 1);
     CHECK(result.objects[0].kind == kind);
@@ -292,7 +274,7 @@ kind: ConfigMap
 kind: Deployment
 metadata: {name: d, namespace: ""}
 )");
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 4);
   CHECK(as<pod>(result.objects[0])->metadata.ns == "default");
@@ -404,7 +386,7 @@ apiVersion: example.com/v1
 kind: Widget
 spec: {containers: "not even a list"}
 )");
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 1);
   CHECK(result.objects[0].kind == "Pod");
@@ -579,7 +561,7 @@ kind: ConfigMap
 metadata: {name: third}
 ---
 )");
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 3);
   CHECK(result.objects[0].doc == 0);
@@ -611,7 +593,7 @@ items:
   - kind: Node
     metadata: {name: n}
 )");
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 4);
   CHECK(result.objects[0].doc == 0);
@@ -634,7 +616,7 @@ TEST_CASE("a JSON List decodes like a YAML one") {
        [{"configMapRef": {"name": "c"}}]}]}}
   ]
 })");
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 2);
   CHECK(as<config_map>(result.objects[0])->data.at("k") == "v");
@@ -647,7 +629,7 @@ TEST_CASE("a typed list such as PodList gives kind-less items its item kind") {
   auto result = decode(R"({"kind": "PodList", "apiVersion": "v1",
     "items": [{"metadata": {"name": "a"}},
               {"kind": "Secret", "metadata": {"name": "b"}}]})");
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 2);
   CHECK(result.objects[0].kind == "Pod");
@@ -668,11 +650,15 @@ TEST_CASE("JSON values written one after another are separate documents") {
   auto result = decode(R"({"kind": "Pod", "metadata": {"name": "a"}}
 {"kind": "Secret", "stringData": {"b": "}{"}}
   [] {"kind": "ConfigMap"})");
-  // The list in the middle is document 2 and not a map.
-  CHECK(result.error
-        == "test.yaml: document 2: expected a map, got a list");
+  // The list in the middle is document 2 and not a map; the documents
+  // around it still decode.
+  CHECK(result.errors
+        == strings{"test.yaml: document 2: expected a map, got a list"});
+  REQUIRE(result.objects.size() == 3);
+  CHECK(result.objects[2].doc == 3);
+  CHECK(result.objects[2].kind == "ConfigMap");
   auto ok = decode("{\"kind\": \"Pod\"}\n{\"kind\": \"Secret\"}\n");
-  INFO(ok.error);
+  INFO(errors_text(ok));
   REQUIRE(ok.objects.size() == 2);
   CHECK(ok.objects[1].doc == 1);
   CHECK(ok.objects[1].kind == "Secret");
@@ -692,7 +678,7 @@ TEST_CASE("empty input yields no objects and no error") {
 TEST_CASE("a UTF-8 byte order mark is accepted before YAML and JSON") {
   auto yaml = decode("\xEF\xBB\xBFkind: Pod\n");
   auto json = decode("\xEF\xBB\xBF  {\"kind\": \"Pod\"}");
-  INFO(yaml.error << json.error);
+  INFO(errors_text(yaml) << errors_text(json));
   CHECK(yaml.objects.size() == 1);
   CHECK(json.objects.size() == 1);
 }
@@ -899,7 +885,8 @@ TEST_CASE("a repeated key keeps its last value in YAML and JSON") {
 // -- errors -------------------------------------------------------------------
 
 TEST_CASE("a value of the wrong type is reported with its full path") {
-  CHECK(error_of(R"(kind: Pod
+  // The Pod of document 0 is kept.
+  CHECK(error_keeping(R"(kind: Pod
 metadata: {name: p}
 ---
 kind: Service
@@ -913,7 +900,7 @@ spec:
       containers:
         - name: c
           env: "FOO=bar"
-)") == "test.yaml: document 2: spec.template.spec.containers[0].env: "
+)", 1) == "test.yaml: document 2: spec.template.spec.containers[0].env: "
        "expected a list, got a string");
   CHECK(error_of(pod_with_spec("  containers: {name: c}\n"))
         == "test.yaml: document 0: spec.containers: expected a list, got a "
@@ -960,7 +947,8 @@ spec:
 }
 
 TEST_CASE("errors inside Lists name the item") {
-  CHECK(error_of(R"(
+  // The other items are kept.
+  CHECK(error_keeping(R"(
 kind: List
 items:
   - kind: Pod
@@ -970,14 +958,20 @@ items:
       volumes:
         - name: v
           csi: {driver: d, nodePublishSecretRef: {name: [x]}}
-)") == "test.yaml: document 0: items[2].spec.volumes[0].csi."
+)", 2) == "test.yaml: document 0: items[2].spec.volumes[0].csi."
        "nodePublishSecretRef.name: expected a string, got a list");
-  CHECK(error_of(R"({"kind": "List", "items": [{"kind": "Pod"}, {}]})")
+  CHECK(error_keeping(R"({"kind": "List", "items": [{"kind": "Pod"}, {}]})", 1)
         == "test.yaml: document 0: items[1].kind: required field is missing");
-  CHECK(error_of("kind: List\nitems:\n  - kind: List\n    items: [{}, 7]\n")
-        == "test.yaml: document 0: items[0].items[0].kind: required field is "
-           "missing");
-  CHECK(error_of("kind: NodeList\nitems: [{}, 7]\n")
+  // Each bad item is an error of its own.
+  auto nested
+    = decode("kind: List\nitems:\n  - kind: List\n    items: [{}, 7]\n");
+  CHECK(nested.objects.empty());
+  CHECK(nested.errors
+        == strings{"test.yaml: document 0: items[0].items[0].kind: required "
+                   "field is missing",
+                   "test.yaml: document 0: items[0].items[1]: expected a map, "
+                   "got a number"});
+  CHECK(error_keeping("kind: NodeList\nitems: [{}, 7]\n", 1)
         == "test.yaml: document 0: items[1]: expected a map, got a number");
   CHECK(error_of("kind: List\nitems: {a: b}\n")
         == "test.yaml: document 0: items: expected a list, got a map");
@@ -1003,7 +997,7 @@ TEST_CASE("labels and annotations must be strings, numbers included") {
 TEST_CASE("a document without kind is an error") {
   CHECK(error_of("apiVersion: v1\nmetadata: {name: x}\n")
         == "test.yaml: document 0: kind: required field is missing");
-  CHECK(error_of("kind: Pod\n---\nkind: \"\"\n")
+  CHECK(error_keeping("kind: Pod\n---\nkind: \"\"\n", 1)
         == "test.yaml: document 1: kind: required field is missing");
   CHECK(error_of(R"({"apiVersion": "v1"})")
         == "test.yaml: document 0: kind: required field is missing");
@@ -1031,18 +1025,19 @@ TEST_CASE("YAML syntax errors name the line") {
   CHECK(error_of("kind: Pod\nspec: *missing\n")
         == "test.yaml: line 2: the referenced anchor is not defined");
   CHECK(error_of("kind: Pod\nmetadata:\n\t- b\n")
-        == "test.yaml: line 3: illegal block entry");
+        == "test.yaml: line 3: a tab indents this line; YAML indents with "
+           "spaces");
   CHECK(error_of("kind: Pod\nx: [a, b\n")
         == "test.yaml: line 3: end of sequence flow not found");
   // yaml-cpp 0.7 neither parses nor skips a leading ',' (it would report
   // empty documents forever).
   CHECK(error_of(",") == "test.yaml: line 1: unexpected ','");
-  CHECK(error_of("kind: Pod\n---\n  , x\n")
+  CHECK(error_keeping("kind: Pod\n---\n  , x\n", 1)
         == "test.yaml: line 3: unexpected ','");
   CHECK(error_of("\xEF\xBB\xBF# comment\n--- &a ,\n")
         == "test.yaml: line 2: unexpected ','");
-  // The error of a later document discards the objects before it.
-  CHECK(error_of("kind: Pod\n---\nkind: Pod\n  bad: indent\n")
+  // The error of a later document keeps the objects before it.
+  CHECK(error_keeping("kind: Pod\n---\nkind: Pod\n  bad: indent\n", 1)
         == "test.yaml: line 4: illegal map value");
 }
 
@@ -1081,7 +1076,7 @@ TEST_CASE("JSON syntax errors name the line") {
                  "    \"name\": x\n  }\n}\n")
         == "test.yaml: line 4: syntax error while parsing value - invalid "
            "literal; last read: '\"name\": x'");
-  CHECK(error_of("{\"kind\": \"Pod\"}\n\n{\"kind\": \"Pod\",}\n")
+  CHECK(error_keeping("{\"kind\": \"Pod\"}\n\n{\"kind\": \"Pod\",}\n", 1)
         == "test.yaml: line 3: syntax error while parsing object key - "
            "unexpected '}'; expected string literal");
   CHECK(error_of("{\"kind\": \"Pod\"\n")
@@ -1089,7 +1084,7 @@ TEST_CASE("JSON syntax errors name the line") {
            "unexpected end of input; expected '}'");
   CHECK(error_of("[1,\n2,\n1e999]")
         == "test.yaml: line 3: number overflow parsing '1e999'");
-  CHECK(error_of("{\"kind\": \"Pod\"} trailing")
+  CHECK(error_keeping("{\"kind\": \"Pod\"} trailing", 1)
         == "test.yaml: line 1: syntax error while parsing value - invalid "
            "literal; last read: 'tra'");
 }
@@ -1180,7 +1175,7 @@ TEST_CASE("invalid UTF-8 and binary junk are errors, not crashes") {
   for (const auto& text : strings{"\x01\x02\x03", "{\x7f}", "%%%\n:::\n", "]]]",
                                  "\t- [\n", std::string("kind: Pod\0x", 11)}) {
     auto result = decode(text);
-    INFO(text << " -> " << result.error);
+    INFO(text << " -> " << errors_text(result));
     CHECK_FALSE(result.ok());
     CHECK(result.objects.empty());
   }
@@ -1259,8 +1254,9 @@ TEST_CASE("namespaces must be DNS-1123 labels") {
 }
 
 TEST_CASE("name errors inside Lists name the item") {
-  CHECK(error_of("kind: List\nitems:\n  - {kind: Pod, metadata: {name: a}}\n"
-                 "  - {kind: Secret, metadata: {name: B}}\n")
+  CHECK(error_keeping("kind: List\nitems:\n  - {kind: Pod, metadata: {name: "
+                      "a}}\n  - {kind: Secret, metadata: {name: B}}\n",
+                      1)
         == "test.yaml: document 0: items[1].metadata.name: Invalid value: "
            "\"B\": "
              + std::string{subdomain_rule});
@@ -1350,11 +1346,11 @@ TEST_CASE("each reference field is checked as the API server checks it") {
     SECTION(c.desc) {
       auto result = decode(pod_with_spec(c.spec));
       if (c.error.empty()) {
-        INFO(result.error);
+        INFO(errors_text(result));
         CHECK(result.ok());
       } else {
         CHECK(result.objects.empty());
-        CHECK(result.error == "test.yaml: document 0: " + c.error);
+        CHECK(result.errors == strings{"test.yaml: document 0: " + c.error});
       }
     }
   }
@@ -1397,16 +1393,18 @@ TEST_CASE("more objects than max_objects are rejected") {
   manifest_limits limits;
   limits.max_objects = 2;
   CHECK(decode("kind: Pod\n---\nkind: Service\n", limits).ok());
-  // An empty document counts like any other.
-  CHECK(error_of("kind: Pod\n---\n---\nkind: Service\n---\nkind: Node\n",
-                 limits)
+  // An empty document counts like any other. The limit ends the input; the
+  // objects before it are kept.
+  CHECK(error_keeping("kind: Pod\n---\n---\nkind: Service\n---\nkind: Node\n",
+                      1, limits)
         == "test.yaml: document 2: more objects than the limit of 2");
   CHECK(error_of("---\n---\n---\nkind: Pod\n", limits)
         == "test.yaml: document 2: more objects than the limit of 2");
   CHECK(error_of("null\n---\nnull\n---\nnull\n", limits)
         == "test.yaml: document 2: more objects than the limit of 2");
   // The List and its items count.
-  CHECK(error_of("kind: List\nitems: [{kind: Pod}, {kind: Pod}]\n", limits)
+  CHECK(error_keeping("kind: List\nitems: [{kind: Pod}, {kind: Pod}]\n", 1,
+                      limits)
         == "test.yaml: document 0: items[1]: more objects than the limit of 2");
 }
 
@@ -1434,7 +1432,8 @@ TEST_CASE("100000 levels of nesting fail cleanly instead of overflowing") {
     auto result = decode(text);
     CHECK_FALSE(result.ok());
     CHECK(result.objects.empty());
-    CHECK(result.error.find("nesting deeper than the limit of 64 levels")
+    REQUIRE(result.errors.size() == 1);
+    CHECK(result.errors[0].find("nesting deeper than the limit of 64 levels")
           != std::string::npos);
   };
   check_deep(std::string(n, '['));
@@ -1457,10 +1456,11 @@ TEST_CASE("100000 levels of nesting fail cleanly instead of overflowing") {
   manifest_limits unlimited;
   unlimited.max_depth = n * 2;
   auto result = decode("x: " + std::string(n, '['), unlimited);
-  CHECK(result.error == "test.yaml: line 1: nesting too deep for the YAML "
-                        "parser");
+  CHECK(result.errors == strings{"test.yaml: line 1: nesting too deep for the "
+                                "YAML parser"});
   auto json = decode(std::string(n, '[') + std::string(n, ']'), unlimited);
-  CHECK(json.error == "test.yaml: document 0: expected a map, got a list");
+  CHECK(json.errors
+        == strings{"test.yaml: document 0: expected a map, got a list"});
 }
 
 TEST_CASE("aliases that expand past max_alias_values are rejected") {
@@ -1499,7 +1499,7 @@ TEST_CASE("a recursive alias is an error, not a loop") {
 }
 
 TEST_CASE("anchors do not reach into the next document") {
-  CHECK(error_of("kind: Pod\nx: &a 1\n---\nkind: Pod\ny: *a\n")
+  CHECK(error_keeping("kind: Pod\nx: &a 1\n---\nkind: Pod\ny: *a\n", 1)
         == "test.yaml: line 5: the referenced anchor is not defined");
 }
 
@@ -1508,26 +1508,27 @@ TEST_CASE("anchors do not reach into the next document") {
 TEST_CASE("load_manifest_file labels errors with the path") {
   auto missing = fixture("does-not-exist.yaml");
   auto result = load_manifest_file(missing);
-  CHECK(result.error == missing + ": cannot read: No such file or directory");
+  CHECK(result.errors
+        == strings{missing + ": cannot read: No such file or directory"});
   CHECK(result.objects.empty());
   auto dir = fixture("");
   auto dir_result = load_manifest_file(dir);
-  CHECK(dir_result.error == dir + ": cannot read: Is a directory");
+  CHECK(dir_result.errors == strings{dir + ": cannot read: Is a directory"});
   manifest_limits limits;
   limits.max_bytes = 100;
   auto path = fixture("pod-everything.yaml");
   auto big = load_manifest_file(path, limits);
   auto size = fs::file_size(path);
-  CHECK(big.error
-        == path + ": input is " + std::to_string(size)
-             + " bytes, over the limit of 100");
+  CHECK(big.errors
+        == strings{path + ": input is " + std::to_string(size)
+                   + " bytes, over the limit of 100"});
 }
 
 TEST_CASE("load_manifest_file reads standard input for \"-\"") {
   auto path = fixture("pod-everything.yaml");
   REQUIRE(std::freopen(path.c_str(), "rb", stdin) != nullptr);
   auto result = load_manifest_file("-");
-  INFO(result.error);
+  INFO(errors_text(result));
   REQUIRE(result.ok());
   REQUIRE(result.objects.size() == 1);
   CHECK(as<pod>(result.objects[0])->metadata.ns == "shop");
@@ -1535,9 +1536,9 @@ TEST_CASE("load_manifest_file reads standard input for \"-\"") {
   REQUIRE(std::freopen(path.c_str(), "rb", stdin) != nullptr);
   manifest_limits limits;
   limits.max_bytes = 100;
-  CHECK(load_manifest_file("-", limits).error
-        == "<stdin>: input is " + std::to_string(fs::file_size(path))
-             + " bytes, over the limit of 100");
+  CHECK(load_manifest_file("-", limits).errors
+        == strings{"<stdin>: input is " + std::to_string(fs::file_size(path))
+                   + " bytes, over the limit of 100"});
 }
 
 TEST_CASE("more containers than max_containers in one pod are rejected") {
@@ -1599,15 +1600,16 @@ TEST_CASE("documents over max_document_bytes are rejected at their line") {
   limits.max_document_bytes = 15;
   // {"kind": "Pod"} is 15 bytes.
   CHECK(decode("{\"kind\": \"Pod\"}\n{\"kind\": \"Pod\"}", limits).ok());
-  CHECK(error_of("{\"kind\": \"Pod\"}\n\n {\"kind\": \"Pods\"}", limits)
+  CHECK(error_keeping("{\"kind\": \"Pod\"}\n\n {\"kind\": \"Pods\"}", 1,
+                      limits)
         == "test.yaml: line 3: document is over the limit of 15 bytes");
   limits.max_document_bytes = 30;
   CHECK(decode("kind: Pod\n---\nkind: Secret\n---\nkind: ConfigMap\n", limits)
           .ok());
   // A YAML document starts at its `---`.
-  CHECK(error_of("kind: Pod\n---\nkind: Secret\nstringData:\n  a: b\n"
-                 "  long: \"0123456789abcdef\"\n",
-                 limits)
+  CHECK(error_keeping("kind: Pod\n---\nkind: Secret\nstringData:\n  a: b\n"
+                      "  long: \"0123456789abcdef\"\n",
+                      1, limits)
         == "test.yaml: line 2: document is over the limit of 30 bytes");
   // The length of a scalar counts, not only where it starts.
   CHECK(error_of("kind: Secret\nstringData: {a: \"0123456789abcdef\"}\n",

@@ -843,7 +843,7 @@ TEST_CASE("objects_of extracts the Secrets and ConfigMaps of decoded "
   CHECK(xs[1].kind() == config_maps);
   CHECK(xs[1].meta().name == "c");
   manifest_result failed;
-  failed.error = "x.yaml: document 0: broken";
+  failed.errors = {"x.yaml: document 0: broken"};
   CHECK(objects_of(failed).empty());
   CHECK(objects_of(std::vector<manifest_result>{decoded, failed, decoded})
           .size()

@@ -52,7 +52,7 @@ TEST_CASE("every example manifest decodes") {
   for (const auto& file : files) {
     auto result = podref::load_manifest_file(
       (fs::path{PODREF_SOURCE_DIR} / file).string());
-    INFO(file << ": " << result.error);
+    INFO(file << ": " << Catch::Detail::stringify(result.errors));
     CHECK(result.ok());
     CHECK_FALSE(result.objects.empty());
   }
@@ -312,6 +312,46 @@ TEST_CASE("refs reports a bad file in its place and goes on") {
     CHECK(error["file"] == "<stdin>");
     CHECK(error.contains("error"));
     CHECK(lines[1] == job_line);
+  }
+}
+
+TEST_CASE("refs prints the valid documents of a file and every error") {
+  scratch_dir dir;
+  auto job = read_file(fs::path{PODREF_SOURCE_DIR} / examples_dir / "job.yaml");
+  auto mixed = dir.write("mixed.yaml", broken_pod + "---\n" + job + "---\n"
+                                         + broken_pod);
+  SECTION("json: the objects' lines, then one error line each") {
+    auto result = podref_cli({"refs", "--json", mixed});
+    CHECK(result.status == 1);
+    CHECK(result.err.empty());
+    auto lines = split_lines(result.out);
+    REQUIRE(lines.size() == 3);
+    auto job_in_mixed = nlohmann::json::parse(lines[0]);
+    CHECK(job_in_mixed["file"] == mixed);
+    CHECK(job_in_mixed["doc"] == 1);
+    CHECK(job_in_mixed["name"] == "db-migrate");
+    check_error_line(lines[1], mixed);
+    check_error_line(lines[2], mixed);
+    CHECK(nlohmann::json::parse(lines[1])["error"]
+          == mixed + ": document 0: spec.containers: expected a list, got a "
+                     "string");
+    CHECK(nlohmann::json::parse(lines[2])["error"]
+          == mixed + ": document 2: spec.containers: expected a list, got a "
+                     "string");
+  }
+  SECTION("plain: the table, and the errors on stderr") {
+    auto result = podref_cli({"refs", mixed});
+    CHECK(result.status == 1);
+    auto out = split_lines(result.out);
+    REQUIRE(out.size() == 2);
+    CHECK(out[1].find("db-migrate") != std::string::npos);
+    CHECK(split_lines(result.err)
+          == std::vector<std::string>{
+            "podref: " + mixed
+              + ": document 0: spec.containers: expected a list, got a string",
+            "podref: " + mixed
+              + ": document 2: spec.containers: expected a list, got a "
+                "string"});
   }
 }
 

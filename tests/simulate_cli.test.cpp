@@ -301,6 +301,21 @@ TEST_CASE("simulate fails clearly without usable manifests") {
     CHECK(result.status == 1);
     CHECK(result.err.find("broken.yaml") != std::string::npos);
   }
+  SECTION("a file with bad documents among good ones is refused, every "
+          "error listed") {
+    scratch_dir dir{"partly"};
+    dir.write("pod.yaml", pod_with_missing_secret + "---\nkind: Pod\nspec: 1\n"
+                            + "---\nkind: Secret\ndata: {k: \"!\"}\n");
+    auto result = simulate({"--manifests", dir.path.string()});
+    CHECK(result.status == 1);
+    CHECK(result.out.empty());
+    const auto file = (dir.path / "pod.yaml").string();
+    CHECK(result.err
+          == "podref: " + file
+               + ": document 1: spec: expected a map, got a number\n"
+                 "podref: "
+               + file + ": document 2: data.k: invalid base64\n");
+  }
 }
 
 TEST_CASE("simulate --help lists its flags") {

@@ -76,9 +76,10 @@ CLI::App* add_refs_command(CLI::App& app, refs_options& options) {
     "DaemonSets, ReplicaSets, ReplicationControllers, Jobs and CronJobs;\n"
     "other kinds print nothing. Names are sorted and distinct. --json lines\n"
     "hold file, doc (index from 0), kind, namespace, name, secrets and\n"
-    "configmaps. A file that fails to decode is reported in its place (on\n"
-    "stderr, or as {\"file\", \"error\"} with --json); the other files are\n"
-    "still read, and the exit status is 1.");
+    "configmaps. Each error is reported after the file's objects (on\n"
+    "stderr, or as {\"file\", \"error\"} with --json): a bad document or List\n"
+    "item costs only itself, a syntax error the rest of its file; the other\n"
+    "files are still read, and the exit status is 1.");
   cmd->add_option("FILE", options.files,
                   "Manifests, JSON or YAML; '-' reads standard input")
     ->required()
@@ -101,18 +102,6 @@ int run_refs_command(const refs_options& options, std::ostream& out,
   for (const auto& path : options.files) {
     const auto file = display_name(path);
     auto result = load_manifest_file(path);
-    if (!result.ok()) {
-      failed = true;
-      if (options.json) {
-        nlohmann::ordered_json line;
-        line["file"] = file;
-        line["error"] = result.error;
-        out << to_line(line) << '\n';
-      } else {
-        err << "podref: " << result.error << '\n';
-      }
-      continue;
-    }
     for (const auto& obj : result.objects) {
       const auto* ptr = std::get_if<pod_ptr>(&obj.object);
       if (ptr == nullptr || *ptr == nullptr)
@@ -138,6 +127,17 @@ int run_refs_command(const refs_options& options, std::ostream& out,
         rows.push_back(std::move(row));
       }
     }
+    for (const auto& error : result.errors) {
+      if (options.json) {
+        nlohmann::ordered_json line;
+        line["file"] = file;
+        line["error"] = error;
+        out << to_line(line) << '\n';
+      } else {
+        err << "podref: " << error << '\n';
+      }
+    }
+    failed = failed || !result.ok();
   }
   // A header alone would only be noise.
   if (rows.size() > 1)

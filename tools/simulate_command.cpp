@@ -28,7 +28,8 @@ namespace fs = std::filesystem;
 
 /// Reads every manifest in `dir`: pods and pod templates become templates,
 /// Secrets and ConfigMaps objects. Reports to `err` and returns nothing if
-/// the directory is missing, a file fails or no pod is found.
+/// the directory is missing, a file has any error (each is reported) or no
+/// pod is found.
 std::optional<simulation_input> load_input(const std::string& dir,
                                            std::ostream& err) {
   std::error_code ec;
@@ -57,7 +58,9 @@ std::optional<simulation_input> load_input(const std::string& dir,
   for (const auto& file : files) {
     auto decoded = load_manifest_file(file);
     if (!decoded.ok()) {
-      fmt::print(err, "podref: {}\n", decoded.error);
+      // A simulation over part of a file would surprise: refuse it.
+      for (const auto& error : decoded.errors)
+        fmt::print(err, "podref: {}\n", error);
       return std::nullopt;
     }
     for (const auto& obj : decoded.objects) {

@@ -104,6 +104,14 @@ void expect_list(const json& value, const field_path& at) {
     fail_type(value, at, "a list");
 }
 
+void check_length(const json& list, const field_path& at,
+                  const list_limit& limit) {
+  if (list.size() > limit.max)
+    fail(at, "more " + std::string{limit.what} + " than the limit of "
+               + std::to_string(limit.max) + " per "
+               + std::string{limit.owner});
+}
+
 const json* member(const json& map, std::string_view key) {
   if (!map.is_object())
     return nullptr;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -113,15 +114,30 @@ void read(const json& map, std::string_view key, const field_path& at,
 void read(const json& map, std::string_view key, const field_path& at,
           std::map<std::string, std::string>& out);
 
-/// A list whose elements `decode(element, path)` turns into T.
+/// The most elements a list may have; the error names them as
+/// `more <what> than the limit of <max> per <owner>`.
+struct list_limit {
+  std::size_t max = std::numeric_limits<std::size_t>::max();
+  std::string_view what;
+  std::string_view owner;
+};
+
+/// Fails unless `list` (at path `at`) has at most `limit.max` elements.
+void check_length(const json& list, const field_path& at,
+                  const list_limit& limit);
+
+/// A list whose elements `decode(element, path)` turns into T; its length
+/// is checked against `limit` before any element is decoded.
 template <class T, class Decode>
 void read_list(const json& map, std::string_view key, const field_path& at,
-               std::vector<T>& out, Decode decode) {
+               std::vector<T>& out, Decode decode,
+               const list_limit& limit = {}) {
   const auto* list = member(map, key);
   if (list == nullptr)
     return;
   const auto path = at.field(key);
   expect_list(*list, path);
+  check_length(*list, path, limit);
   out.reserve(list->size());
   for (std::size_t i = 0; i < list->size(); ++i)
     out.push_back(decode((*list)[i], path.index(i)));

@@ -194,8 +194,8 @@ node_ptr decode_node(const json& object, const field_path& at) {
 
 void object_decoder::count_object(const field_path& at) {
   if (++objects_ > limits_.max_objects)
-    fail(at, "more objects than the limit of "
-               + std::to_string(limits_.max_objects));
+    throw object_limit_error(at, "more objects than the limit of "
+                                   + std::to_string(limits_.max_objects));
 }
 
 void object_decoder::decode_document(std::size_t index,
@@ -214,7 +214,14 @@ void object_decoder::decode_document(std::size_t index,
   while (!work.empty()) {
     auto item = std::move(work.back());
     work.pop_back();
-    decode_object(item, work);
+    try {
+      decode_object(item, work);
+    } catch (const object_limit_error&) {
+      throw;
+    } catch (const field_error& e) {
+      // Only this object is lost; a List's items were not pushed yet.
+      errors_.add("document " + std::to_string(doc_) + ": " + e.what());
+    }
   }
 }
 

@@ -8,24 +8,36 @@
 
 #include <nlohmann/json.hpp>
 
+#include "podref/manifest/detail/error_list.hpp"
 #include "podref/manifest/detail/json_fields.hpp"
 #include "podref/manifest/manifest.hpp"
 
 namespace podref::detail {
+
+/// More objects than manifest_limits::max_objects. Unlike other field
+/// errors it ends the input: it is a limit on the text as a whole.
+class object_limit_error : public field_error {
+public:
+  using field_error::field_error;
+};
 
 /// Decodes the documents of one input, in order, into `out`, counting the
 /// objects against `limits.max_objects`.
 class object_decoder {
 public:
   object_decoder(const manifest_limits& limits,
-                 std::vector<manifest_object>& out) noexcept
-    : limits_(limits), out_(out) {
+                 std::vector<manifest_object>& out,
+                 error_list& errors) noexcept
+    : limits_(limits), out_(out), errors_(errors) {
     // nop
   }
 
-  /// Decodes document `index`; a null (empty) document is skipped. Throws
-  /// field_error for a missing kind, a value of the wrong type, invalid
-  /// base64 or too many objects.
+  /// Decodes document `index`; a null (empty) document is skipped. A
+  /// field_error (a missing kind, a value of the wrong type, invalid base64,
+  /// an invalid name or reference, a pod over a limit) drops only the
+  /// document, or only the List item, that has it, and goes to `errors` as
+  /// `document <index>: <path>: <problem>`. Throws object_limit_error for
+  /// too many objects.
   void decode_document(std::size_t index, const nlohmann::json& document);
 
 private:
@@ -38,13 +50,15 @@ private:
     std::string default_kind;
   };
 
-  /// Decodes one object; the items of a List go onto `work`.
+  /// Decodes one object; the items of a List go onto `work`. Throws
+  /// field_error.
   void decode_object(const pending& item, std::vector<pending>& work);
   /// Counts one object (an empty document too) against max_objects.
   void count_object(const field_path& at);
 
   const manifest_limits& limits_;
   std::vector<manifest_object>& out_;
+  error_list& errors_;
   std::size_t doc_ = 0;
   std::size_t objects_ = 0;
 };

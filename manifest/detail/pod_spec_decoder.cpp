@@ -69,13 +69,16 @@ env_from_source decode_env_from(const json& v, const field_path& at) {
   return out;
 }
 
-container decode_container(const json& v, const field_path& at) {
+container decode_container(const json& v, const field_path& at,
+                           const manifest_limits& limits) {
   expect_map(v, at);
   container out;
   read(v, "name", at, out.name);
   read(v, "image", at, out.image);
-  read_list(v, "envFrom", at, out.env_from, decode_env_from);
-  read_list(v, "env", at, out.env, decode_env_var);
+  read_list(v, "envFrom", at, out.env_from, decode_env_from,
+            {limits.max_env_from, "envFrom entries", "container"});
+  read_list(v, "env", at, out.env, decode_env_var,
+            {limits.max_env, "env entries", "container"});
   return out;
 }
 
@@ -217,13 +220,18 @@ pod_spec decode_pod_spec(const json& value, const field_path& at,
   }
   pod_spec out;
   read_list(value, "imagePullSecrets", at, out.image_pull_secrets,
-            decode_local_ref);
-  read_list(value, "initContainers", at, out.init_containers,
-            decode_container);
-  read_list(value, "containers", at, out.containers, decode_container);
+            decode_local_ref,
+            {limits.max_image_pull_secrets, "imagePullSecrets entries",
+             "pod"});
+  auto decode = [&limits](const json& v, const field_path& path) {
+    return decode_container(v, path, limits);
+  };
+  read_list(value, "initContainers", at, out.init_containers, decode);
+  read_list(value, "containers", at, out.containers, decode);
   read_list(value, "ephemeralContainers", at, out.ephemeral_containers,
-            decode_container);
-  read_list(value, "volumes", at, out.volumes, decode_volume);
+            decode);
+  read_list(value, "volumes", at, out.volumes, decode_volume,
+            {limits.max_volumes, "volumes", "pod"});
   if (auto bad = find_reference_problem(out, limits.max_references)) {
     // The decoded lists keep the manifest's indices, so the path from the
     // spec is the manifest's path too.

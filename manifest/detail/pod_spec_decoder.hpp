@@ -11,8 +11,9 @@ namespace podref::detail {
 
 /// Decodes imagePullSecrets, the three container lists and volumes of the
 /// pod spec `value` (a map or null); other fields are ignored. Throws
-/// field_error for a value of the wrong type, for more containers or
-/// references than `limits` allow, and for a Secret or ConfigMap reference
+/// field_error for a value of the wrong type, for more containers,
+/// references or list entries than `limits` allow (each list is checked
+/// before its entries are decoded), and for a Secret or ConfigMap reference
 /// the API server would reject (find_reference_problem).
 pod_spec decode_pod_spec(const nlohmann::json& value, const field_path& at,
                          const manifest_limits& limits);

@@ -14,6 +14,7 @@
 
 #include "podref/manifest/detail/json_fields.hpp"
 #include "podref/manifest/detail/yaml_scalar.hpp"
+#include "podref/manifest/detail/yaml_syntax_hint.hpp"
 #include "podref/messages/quoted_part.hpp"
 
 namespace podref::detail {
@@ -313,7 +314,11 @@ void for_each_yaml_document(std::string_view original,
       throw input_error(line_of(e.mark),
                         "nesting too deep for the YAML parser");
     } catch (const YAML::Exception& e) {
-      throw input_error(line_of(e.mark), e.msg);
+      auto line = line_of(e.mark);
+      auto column = static_cast<std::size_t>(std::max(e.mark.column, 0));
+      if (auto hint = yaml_syntax_hint(text, line, column, e.msg))
+        throw input_error(line, *hint);
+      throw input_error(line, e.msg);
     }
     if (!more)
       return;

@@ -88,21 +88,22 @@ struct pod_refs {
   }
 };
 
-/// Decodes `text` and checks every invariant; returns the references of
-/// every pod in decoding order, or nothing when decoding failed.
+/// Decodes `text` and checks every invariant; returns whether it decoded
+/// without error and the references of every pod in decoding order (the
+/// pods of the valid documents when there were errors).
 std::pair<bool, std::vector<pod_refs>> decode_and_check(std::string_view text,
                                                         std::string_view file) {
   auto result = podref::decode_manifest(text, file);
   std::vector<pod_refs> pods;
-  if (result.ok() != result.error.empty())
-    fail("ok() disagrees with the error text");
-  if (!result.ok()) {
-    if (!result.objects.empty())
-      fail("a failed decode returned objects", result.error);
-    if (result.error.compare(0, file.size(), file) != 0)
-      fail("error does not start with the file name", result.error);
-    return {false, std::move(pods)};
-  }
+  if (result.ok() != result.errors.empty())
+    fail("ok() disagrees with the error list");
+  // The kept errors plus the line that counts the rest.
+  if (result.errors.size() > podref::manifest_limits{}.max_errors + 1)
+    fail("more errors than the limit");
+  const auto prefix = std::string{file} + ": ";
+  for (const auto& error : result.errors)
+    if (error.compare(0, prefix.size(), prefix) != 0)
+      fail("error does not start with the file name", error);
   std::size_t last_doc = 0;
   for (const auto& obj : result.objects) {
     if (obj.doc < last_doc)
@@ -130,7 +131,7 @@ std::pair<bool, std::vector<pod_refs>> decode_and_check(std::string_view text,
                   "visit_pod_config_map_names");
     pods.push_back(std::move(refs));
   }
-  return {true, std::move(pods)};
+  return {result.ok(), std::move(pods)};
 }
 
 /// True when the decoder takes the JSON path for `text`.
