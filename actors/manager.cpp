@@ -45,10 +45,7 @@ void add_ref(manager_self self, hashed_key key, std::string_view ns,
     i = &st.objects.insert(key.hash, std::move(fresh));
     auto& entry = *i;
     st.cfg.read_side->index.insert(entry.slot);
-    if (st.cfg.strategy == strategy::cache)
-      entry.cache = spawn_cache_entry(self, entry.slot);
-    else
-      entry.reflector = spawn_reflector(self, entry.slot);
+    start_object_actor(self, entry);
     st.cfg.read_side->counters.referenced_objects.fetch_add(
       1, std::memory_order_relaxed);
   }

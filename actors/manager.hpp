@@ -147,6 +147,12 @@ struct manager_state {
   std::vector<object_id> free_object_ids;
   /// A coalescing drain is on its way (see manager_config::coalesce).
   bool drain_delayed = false;
+  /// While the drain applies a batch, objects it adds wait here for their
+  /// actor until the batch ends: one referenced and released within the
+  /// batch never gets one (no activation, no list), as a kubelet reflector
+  /// stopped before its goroutine first ran lists nothing.
+  bool defer_activations = false;
+  std::vector<std::shared_ptr<detail::object_slot>> pending_activations;
   std::uint64_t spawned = 0;
   /// Idle reflectors kept for reuse (Watch); drained when idle.
   podref::reflector_pool reflector_pool;

@@ -52,6 +52,7 @@ void apply_commands(manager_self self, std::uint64_t end, std::size_t limit,
   std::size_t applied = 0;
   std::int64_t pods = 0;
   detail::command cmd;
+  st.defer_activations = true;
   while (applied < limit && box.popped() != end) {
     // Not past the batch: the callers are writing the slots there, and
     // reading their lines would take them away from the callers' cores.
@@ -77,6 +78,7 @@ void apply_commands(manager_self self, std::uint64_t end, std::size_t limit,
       pods -= unregister_pod(self, *cmd.reg) ? 1 : 0;
     cmd.reg.reset();
   }
+  start_pending_actors(self);
   // One write per batch on the shared counters' line, not one per command.
   count_pods(self, pods);
   if (applied > 0)

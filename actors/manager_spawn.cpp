@@ -102,6 +102,30 @@ reflector_actor spawn_reflector(manager_self self,
   return x.hdl;
 }
 
+void start_object_actor(manager_self self,
+                        manager_state::object_entry& entry) {
+  auto& st = self->state;
+  if (st.defer_activations)
+    st.pending_activations.push_back(entry.slot);
+  else if (st.cfg.strategy == strategy::cache)
+    entry.cache = spawn_cache_entry(self, entry.slot);
+  else
+    entry.reflector = spawn_reflector(self, entry.slot);
+}
+
+void start_pending_actors(manager_self self) {
+  auto& st = self->state;
+  st.defer_activations = false;
+  for (auto& slot : st.pending_activations) {
+    // Gone, or released and added again (with a slot of its own, pending
+    // as well): nothing to start for this slot.
+    auto* entry = st.objects.find(hashed_key{slot->key()});
+    if (entry != nullptr && entry->slot == slot)
+      start_object_actor(self, *entry);
+  }
+  st.pending_activations.clear();
+}
+
 cache_entry_actor spawn_cache_entry(manager_self self,
                                     const std::shared_ptr<object_slot>& slot) {
   auto& cfg = self->state.cfg;
@@ -123,6 +147,8 @@ void retire_object_actor(manager_self self,
     self->send(entry.cache, r_stop_atom::value);
     return;
   }
+  if (!entry.reflector)
+    return; // released in the batch that added it: never started
   // Park the reflector for the next new object if the pool has room.
   auto binding = std::static_pointer_cast<reflector_binding>(
     entry.slot->owner());

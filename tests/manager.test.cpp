@@ -1019,3 +1019,32 @@ TEST_CASE_METHOD(inbox_fixture,
   run();
   CHECK(pods() == 6 + 128);
 }
+
+TEST_CASE_METHOD(inbox_fixture,
+                 "an object referenced and released within one batch gets "
+                 "no reflector; one still referenced at its end does",
+                 "[manager][inbox][churn]") {
+  start(caf::timespan{0});
+  create(make_secret("ns", "s", {}));
+  create(make_secret("ns", "kept", {}));
+  clear_actions();
+  // One batch: p0 comes and goes (its object twice over), p1 stays.
+  push(detail::command::kind::reg, "p0", "s");
+  push(detail::command::kind::unreg, "p0", "s");
+  push(detail::command::kind::reg, "p0", "s");
+  push(detail::command::kind::unreg, "p0", "s");
+  push(detail::command::kind::reg, "p1", "kept");
+  run();
+  CHECK(pods() == 1);
+  CHECK(counters.referenced_objects.load() == 1);
+  CHECK(started() == 1);
+  CHECK(live() == 1);
+  CHECK(action_log() == strings{"list ns/kept", "watch ns/kept"});
+  CHECK(outcome(get("ns", "kept")) == "object");
+  CHECK(outcome(get("ns", "s")) == not_registered_error("ns", "s").message);
+  // Released in a later batch: stopped as always.
+  push(detail::command::kind::unreg, "p1", "kept");
+  run();
+  CHECK(live() == 0);
+  CHECK(counters.reflectors_stopped.load() == 1);
+}

@@ -50,6 +50,14 @@ bool drain(manager_self self);
 reflector_actor spawn_reflector(manager_self self,
                                 const std::shared_ptr<object_slot>& slot);
 
+/// Gives the object of `entry` its actor: a cache entry under Cache, a
+/// reflector otherwise; with defer_activations, at the batch's end.
+void start_object_actor(manager_self self,
+                        manager_state::object_entry& entry);
+
+/// Starts the actors of the objects the batch added and still references.
+void start_pending_actors(manager_self self);
+
 cache_entry_actor spawn_cache_entry(manager_self self,
                                     const std::shared_ptr<object_slot>& slot);
 

@@ -11,6 +11,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
+#include <caf/spawn_options.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "podref/messages/actor_types.hpp"
@@ -20,6 +21,7 @@ namespace podref::bench::baseline {
 namespace {
 
 using relist_atom = caf::atom_constant<caf::atom("b_relist")>;
+using start_atom = caf::atom_constant<caf::atom("b_start")>;
 
 constexpr auto retry_delay = std::chrono::milliseconds(800);
 
@@ -68,9 +70,13 @@ void list_and_watch(reflector_self self) {
 
 caf::behavior reflector(reflector_self self, caf::actor server,
                         std::string ns, std::string name,
-                        std::shared_ptr<cache_store> store,
-                        live_counter live) {
+                        std::shared_ptr<cache_store> store, live_counter live,
+                        std::shared_ptr<std::atomic<bool>> stop_ch) {
   self->attach_functor([live] { live->fetch_sub(1); });
+  if (stop_ch->load()) {
+    self->quit();
+    return {};
+  }
   auto& st = self->state;
   st.server = std::move(server);
   st.obj_ns = std::move(ns);
@@ -94,22 +100,34 @@ caf::behavior reflector(reflector_self self, caf::actor server,
         list_and_watch(self);
     },
     [self](relist_atom) { list_and_watch(self); },
+    [](start_atom) {
+      // nop: it only made the actor run (and initialise) for the first time
+    },
   };
 }
 
 } // namespace
 
-caf::actor start_reflector(caf::actor_system& sys, const caf::actor& server,
-                           const std::string& ns, const std::string& name,
-                           std::shared_ptr<cache_store> store,
-                           live_counter live) {
+reflector_handle start_reflector(caf::actor_system& sys,
+                                 const caf::actor& server,
+                                 const std::string& ns,
+                                 const std::string& name,
+                                 std::shared_ptr<cache_store> store,
+                                 live_counter live) {
   live->fetch_add(1);
-  return sys.spawn(reflector, server, ns, name, std::move(store),
-                   std::move(live));
+  auto stop_ch = std::make_shared<std::atomic<bool>>(false);
+  // Lazily initialised and then scheduled, as a goroutine is: a stop that
+  // comes before the actor first runs finds it before its first list.
+  auto hdl = sys.spawn<caf::lazy_init>(reflector, server, ns, name,
+                                       std::move(store), std::move(live),
+                                       stop_ch);
+  caf::anon_send(hdl, start_atom::value);
+  return {std::move(hdl), std::move(stop_ch)};
 }
 
-void stop_reflector(const caf::actor& reflector) {
-  caf::anon_send_exit(reflector, caf::exit_reason::user_shutdown);
+void stop_reflector(const reflector_handle& reflector) {
+  reflector.stop_ch->store(true);
+  caf::anon_send_exit(reflector.actor, caf::exit_reason::user_shutdown);
 }
 
 } // namespace podref::bench::baseline

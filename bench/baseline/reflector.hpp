@@ -19,13 +19,25 @@ namespace podref::bench::baseline {
 /// Counts reflector actors from start until the actor is gone.
 using live_counter = std::shared_ptr<std::atomic<std::int64_t>>;
 
-/// Starts a reflector of Secret `ns`/`name` on `server` filling `store`.
-caf::actor start_reflector(caf::actor_system& sys, const caf::actor& server,
-                           const std::string& ns, const std::string& name,
-                           std::shared_ptr<cache_store> store,
-                           live_counter live);
+/// A running reflector and its stop channel. As with client-go's
+/// `go r.Run(stopCh)`, closing the channel is visible at once: a reflector
+/// whose channel closed before it first ran exits without listing
+/// (wait.BackoffUntil checks stopCh before it calls ListAndWatch).
+struct reflector_handle {
+  caf::actor actor;
+  std::shared_ptr<std::atomic<bool>> stop_ch;
+};
 
-/// Stops a reflector (its watch ends when the server sees it gone).
-void stop_reflector(const caf::actor& reflector);
+/// Starts a reflector of Secret `ns`/`name` on `server` filling `store`.
+reflector_handle start_reflector(caf::actor_system& sys,
+                                 const caf::actor& server,
+                                 const std::string& ns,
+                                 const std::string& name,
+                                 std::shared_ptr<cache_store> store,
+                                 live_counter live);
+
+/// Closes the stop channel and stops the actor (its watch ends when the
+/// server sees it gone).
+void stop_reflector(const reflector_handle& reflector);
 
 } // namespace podref::bench::baseline

@@ -26,7 +26,7 @@ struct watch_store::item {
   std::mutex lock;
   std::unordered_map<std::string, int> ref_map;
   std::shared_ptr<cache_store> store = std::make_shared<cache_store>();
-  caf::actor reflector;
+  reflector_handle reflector;
   clock_type::time_point last_access;
   bool stopped = false;
   bool immutable = false;
