@@ -427,6 +427,9 @@ struct engine::impl_state {
       [&](std::size_t, std::uint64_t i) { s.unregister_pod(scale_pods[i]); });
     auto last_unreg = clock_type::now();
     s.sync();
+    // What the teardown waits on: the manager applying what the callers
+    // pushed (sync), then the reflectors stopping.
+    r.extra["teardown_sync_s"] = since(last_unreg);
     auto deadline = clock_type::now() + settle_timeout;
     while (s.stats().live_reflectors > 0 && clock_type::now() < deadline)
       std::this_thread::sleep_for(1ms);

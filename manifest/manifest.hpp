@@ -10,7 +10,11 @@
 // YAML scalars are typed by the YAML 1.2 core schema (`yes` is a string,
 // `"true"` is not a boolean) and every field must have its API type: labels,
 // annotations and data values are strings, so `app: 1` is an error (quote
-// it); resourceVersion alone also takes an integer. Null stands for an absent
+// it); resourceVersion alone also takes an integer. Fields that take a
+// boolean also take YAML 1.1's yes/no, on/off and y/n (any of their three
+// spellings), as kubectl reads them: `optional: no` is false. Elsewhere those
+// words stay text (kubectl would make `name: n` a boolean and fail), and a
+// quoted "no" is accepted where a boolean belongs (kubectl rejects it). Null stands for an absent
 // field, as in Go. A repeated key keeps its last value.
 //
 // Names are checked as the API server checks them (messages/validation.hpp),

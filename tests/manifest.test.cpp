@@ -790,15 +790,45 @@ TEST_CASE("YAML scalars are typed by the YAML 1.2 core schema") {
     CHECK(resolve_plain_scalar(text) == json(text));
 }
 
+TEST_CASE("a reference's optional takes YAML 1.1's no, as kubectl does") {
+  auto p = only<pod>(R"(
+kind: Pod
+spec:
+  volumes:
+    - name: v
+      secret: {secretName: s, optional: no}
+  containers:
+    - name: c
+      envFrom: [{configMapRef: {name: m, optional: yes}}]
+)");
+  REQUIRE(p->spec.volumes.size() == 1);
+  REQUIRE(p->spec.volumes[0].secret);
+  CHECK(p->spec.volumes[0].secret->optional == false);
+  REQUIRE(p->spec.containers.size() == 1);
+  CHECK(p->spec.containers[0].env_from[0].config_map_ref->optional == true);
+}
+
 TEST_CASE("booleans must be YAML booleans, not quoted text") {
   auto s = only<secret>("kind: Secret\nimmutable: TRUE\n");
   CHECK(s->immutable == true);
   CHECK(error_of("kind: Secret\nimmutable: \"true\"\n")
         == "test.yaml: document 0: immutable: expected a boolean, got a "
            "string");
-  CHECK(error_of("kind: Secret\nimmutable: yes\n")
+  CHECK(error_of(R"({"kind": "Secret", "immutable": "TRUE"})")
         == "test.yaml: document 0: immutable: expected a boolean, got a "
            "string");
+  CHECK(error_of("kind: Secret\nimmutable: sure\n")
+        == "test.yaml: document 0: immutable: expected a boolean, got a "
+           "string");
+  // YAML 1.1's words where a boolean belongs, as kubectl reads them.
+  CHECK(only<secret>("kind: Secret\nimmutable: yes\n")->immutable == true);
+  CHECK(only<secret>("kind: Secret\nimmutable: Off\n")->immutable == false);
+  CHECK(only<secret>("kind: Secret\nimmutable: N\n")->immutable == false);
+  // Elsewhere they are the text they look like.
+  auto m = only<config_map>("kind: ConfigMap\nmetadata: {name: n}\n"
+                            "data: {enabled: yes}\n");
+  CHECK(m->metadata.name == "n");
+  CHECK(m->data.at("enabled") == "yes");
   CHECK(error_of("kind: ConfigMap\nimmutable: 1\n")
         == "test.yaml: document 0: immutable: expected a boolean, got a "
            "number");
@@ -925,7 +955,7 @@ spec:
         == "test.yaml: document 0: spec.imagePullSecrets[0]: expected a map, "
            "got a list");
   CHECK(error_of(pod_with_spec("  containers: [{envFrom: [{secretRef: "
-                               "{name: s, optional: \"no\"}}]}]\n"))
+                               "{name: s, optional: \"nope\"}}]}]\n"))
         == "test.yaml: document 0: spec.containers[0].envFrom[0].secretRef."
            "optional: expected a boolean, got a string");
   CHECK(error_of("kind: CronJob\nspec:\n  jobTemplate:\n    spec: [1]\n")
@@ -988,7 +1018,8 @@ TEST_CASE("labels and annotations must be strings, numbers included") {
   CHECK(error_of("kind: Deployment\nspec:\n  template:\n    metadata:\n"
                  "      labels: {on: true}\n")
         == "test.yaml: document 0: spec.template.metadata.labels.on: "
-           "expected a string, got a boolean");
+           "expected a string, got a boolean (quote it: YAML reads true and "
+           "false as booleans)");
   // Quoting makes them strings.
   auto p = only<pod>("kind: Pod\nmetadata:\n  labels: {a: \"1\"}\n");
   CHECK(p->metadata.labels.at("a") == "1");

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "podref/manifest/detail/yaml_scalar.hpp"
 #include "podref/messages/quoted_part.hpp"
 
 namespace podref::detail {
@@ -91,7 +92,11 @@ const char* type_name(const json& value) noexcept {
 }
 
 void fail_type(const json& value, const field_path& at, const char* what) {
-  fail(at, std::string{"expected "} + what + ", got " + type_name(value));
+  std::string problem = std::string{"expected "} + what + ", got "
+                        + type_name(value);
+  if (value.is_boolean() && std::string_view{what} == "a string")
+    problem += " (quote it: YAML reads true and false as booleans)";
+  fail(at, problem);
 }
 
 void expect_map(const json& value, const field_path& at) {
@@ -146,6 +151,11 @@ void read(const json& map, std::string_view key, const field_path& at,
   const auto* value = member(map, key);
   if (value == nullptr)
     return;
+  if (value->is_string())
+    if (auto word = yaml11_boolean(value->get_ref<const std::string&>())) {
+      out = *word;
+      return;
+    }
   if (!value->is_boolean())
     fail_type(*value, at.field(key), "a boolean");
   out = value->get<bool>();

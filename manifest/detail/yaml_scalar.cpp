@@ -131,6 +131,16 @@ std::optional<double> parse_float(std::string_view s) {
 
 } // namespace
 
+std::optional<bool> yaml11_boolean(std::string_view text) noexcept {
+  for (std::string_view x : {"y", "Y", "yes", "Yes", "YES", "on", "On", "ON"})
+    if (text == x)
+      return true;
+  for (std::string_view x : {"n", "N", "no", "No", "NO", "off", "Off", "OFF"})
+    if (text == x)
+      return false;
+  return std::nullopt;
+}
+
 json resolve_plain_scalar(const std::string& text) {
   if (is_null_text(text))
     return nullptr;

@@ -17,6 +17,13 @@ namespace podref::detail {
 /// anything else is a string.
 nlohmann::json resolve_plain_scalar(const std::string& text);
 
+/// The booleans YAML 1.1 adds to true/false: y/Y/yes/Yes/YES/on/On/ON and
+/// n/N/no/No/NO/off/Off/OFF (kubectl's YAML reader, go-yaml v2, takes them
+/// for booleans); nullopt for any other text. The conversion keeps them as
+/// text, and fields that take a boolean accept them (so `optional: no`
+/// reads as kubectl reads it, while `name: n` stays a name).
+std::optional<bool> yaml11_boolean(std::string_view text) noexcept;
+
 /// The JSON value of a scalar with the explicit tag `tag`, as yaml-cpp spells
 /// it (`!!int` is "tag:yaml.org,2002:int"): !!null, !!bool, !!int and !!float
 /// force that type and yield nullopt for text that is not of it; every other
