@@ -51,6 +51,7 @@ caf::result<api_object> cache_entry_state::get_obj() {
 void cache_entry_state::invalidate(std::uint64_t gen) {
   generation_ = gen;
   current_.reset();
+  failure_.reset();
 }
 
 void cache_entry_state::r_stop() {
@@ -94,6 +95,8 @@ void cache_entry_state::on_fetched(const data_ptr& d, api_object obj,
   cfg_.counters->busy.fetch_sub(1, std::memory_order_relaxed);
   bool changed = false;
   caf::error uncached;
+  if (d == current_)
+    failure_.reset();
   if (!err) {
     // Equal versions are not older: accepted, with a new timestamp.
     if (!is_older(obj, d->object)) {
@@ -111,12 +114,15 @@ void cache_entry_state::on_fetched(const data_ptr& d, api_object obj,
       d->err = std::move(info);
       d->last_update_ns = now_ns();
       changed = true;
-    } else if (!d->object && !d->err) {
-      // Nothing cached: answer with the error, cache nothing, retry on
-      // the next read.
-      uncached = err;
+    } else {
+      if (d == current_)
+        failure_ = info;
+      // Nothing cached: answer with the error, cache nothing, retry on the
+      // next read. Else keep serving the cached state; the next read
+      // retries.
+      if (!d->object && !d->err)
+        uncached = err;
     }
-    // Otherwise keep serving the cached state and retry on the next read.
   }
   if (changed && d == current_)
     publish(*d);
@@ -162,6 +168,24 @@ void cache_entry_state::publish(const data& d) {
   cfg_.slot->publish(std::move(snap));
 }
 
+object_status cache_entry_state::inspect(ref_map refs) const {
+  object_status res;
+  res.references = std::move(refs);
+  if (failure_) {
+    res.phase = object_phase::failing;
+    res.failure = failure_;
+  } else if (current_ && current_->last_update_ns) {
+    res.phase = object_phase::synced;
+  } else {
+    res.phase = object_phase::unsynced;
+  }
+  if (current_ && current_->object) {
+    res.found = true;
+    res.resource_version = current_->object.meta().resource_version;
+  }
+  return res;
+}
+
 std::int64_t cache_entry_state::now_ns() const {
   return clock_ns(self_);
 }
@@ -173,6 +197,9 @@ cache_entry(cache_entry_actor::stateful_pointer<cache_entry_state> self,
   return {
     [self](get_obj_atom) -> caf::result<api_object> {
       return self->state.get_obj();
+    },
+    [self](inspect_atom, ref_map& refs) {
+      return self->state.inspect(std::move(refs));
     },
     [self](invalidate_atom, std::uint64_t gen) {
       self->state.invalidate(gen);

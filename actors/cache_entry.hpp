@@ -106,6 +106,9 @@ struct cache_entry_state {
 
   void on_new_source(object_source_actor src);
 
+  /// inspect: what the entry keeps, with `refs` as the references.
+  object_status inspect(ref_map refs) const;
+
 private:
   bool fresh(const data& d) const;
 
@@ -129,6 +132,8 @@ private:
   /// Null after an invalidation until the next read (upstream: item.data).
   data_ptr current_;
   std::uint64_t generation_ = 0;
+  /// The last failed fetch of the current data, until one succeeds.
+  std::optional<error_info> failure_;
   /// Data with a fetch in flight (the current one, or orphaned ones).
   std::deque<data_ptr> in_flight_;
   bool stopping_ = false;

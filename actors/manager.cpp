@@ -278,6 +278,25 @@ ref_map refs_of(manager_state& st, const std::string& ns,
   return res;
 }
 
+/// inspect: the object actor's status, with the references counted here.
+caf::result<object_status> inspect_object(manager_self self,
+                                          const std::string& ns,
+                                          const std::string& name) {
+  auto& st = self->state;
+  auto* i = find_object(st, ns, name);
+  if (i == nullptr)
+    return object_status{};
+  auto refs = refs_of(st, ns, name);
+  if (i->cache)
+    return self->delegate(i->cache, inspect_atom::value, std::move(refs));
+  if (i->reflector)
+    return self->delegate(i->reflector, inspect_atom::value, std::move(refs));
+  object_status res;
+  res.phase = object_phase::unsynced;
+  res.references = std::move(refs);
+  return res;
+}
+
 /// recycle: the timer re-arms itself; recycles sent by others (tests) do
 /// not, and only timer passes (or any pass without a timer) move the access
 /// stamp.
@@ -378,6 +397,11 @@ manager_actor::behavior_type behavior(manager_self self) {
     [self](refs_atom, const std::string& ns, const std::string& name) {
       catch_up(self);
       return refs_of(self->state, ns, name);
+    },
+    [self](inspect_atom, const std::string& ns,
+           const std::string& name) -> caf::result<object_status> {
+      catch_up(self);
+      return inspect_object(self, ns, name);
     },
     [self](new_src_atom, object_source_actor& src) {
       if (src && src.address() != self->state.cfg.source.address())

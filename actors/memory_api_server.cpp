@@ -263,8 +263,9 @@ caf::result<list_result> list_objects(server_pointer self, resource res,
   held.ns = ns;
   held.name = name;
   held.failure = std::move(err);
-  caf::delayed_anon_send(caf::actor_cast<caf::actor>(self), st.hold,
-                         release_atom::value, id);
+  if (st.hold != caf::timespan::max())
+    caf::delayed_anon_send(caf::actor_cast<caf::actor>(self), st.hold,
+                           release_atom::value, id);
   return held.promise;
 }
 
@@ -386,10 +387,21 @@ memory_api_server_actor::behavior_type memory_api_server(
     [self](fail_atom, source_verb verb, std::uint32_t n,
            const error_info& err) { detail::set_fault(self, verb, n, err); },
     [self](hold_atom, caf::timespan d) { self->state.hold = d; },
+    [self](unhold_atom) {
+      self->state.hold = caf::timespan{0};
+      while (!self->state.held.empty())
+        release_list(self, self->state.held.begin()->first);
+    },
     [self](close_atom) { detail::close_all_watches(self); },
     [self](expire_atom) { detail::expire_history(self); },
     [self](bookmark_atom) { detail::send_bookmarks(self); },
     [self](watches_atom) { return self->state.watches.size(); },
+    [self](obj_watches_atom, resource res, const std::string& ns,
+           const std::string& name) {
+      auto& by_key = self->state.watches_by_key;
+      auto i = by_key.find(key_of(res, ns, name));
+      return i == by_key.end() ? std::size_t{0} : i->second.size();
+    },
     [self](close_k_atom, std::uint32_t k) { self->state.close_every = k; },
     [self](times_atom) { return self->state.action_times; },
     [self](peek_atom, resource res, const std::string& ns,

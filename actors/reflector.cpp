@@ -249,6 +249,7 @@ void reflector_state::on_sync_timeout(std::uint64_t read_id) {
 
 void reflector_state::deactivate() {
   close_watch(true);
+  failure_.reset();
   enter(phase::idle);
   auto parked = std::move(parked_);
   parked_.clear();
@@ -315,6 +316,29 @@ void reflector_state::deliver_parked() {
     else
       kvp.second.deliver(self_, caf::make_message(std::move(x.error())));
   }
+}
+
+object_status reflector_state::inspect(ref_map refs) const {
+  object_status res;
+  res.references = std::move(refs);
+  if (!counted_ || !slot_) {
+    res.phase = object_phase::unsynced;
+    return res;
+  }
+  if (failure_ && phase_ == phase::backing_off) {
+    res.phase = object_phase::failing;
+    res.failure = failure_;
+  } else if (!running_) {
+    res.phase = immutable_ ? object_phase::immutable_stopped
+                           : object_phase::idle_stopped;
+  } else {
+    res.phase = synced_ ? object_phase::synced : object_phase::unsynced;
+  }
+  if (const auto& obj = object()) {
+    res.found = true;
+    res.resource_version = obj.meta().resource_version;
+  }
+  return res;
 }
 
 const api_object& reflector_state::object() const {

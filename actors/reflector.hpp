@@ -141,6 +141,9 @@ struct reflector_state {
 
   void on_new_source(const object_source_actor& src);
 
+  /// inspect: what the reflector keeps, with `refs` as the references.
+  object_status inspect(ref_map refs) const;
+
 private:
   /// What the reflector is doing at the source.
   enum class phase {
@@ -259,6 +262,8 @@ private:
   /// then ask for "" (the newest state).
   bool expired_ = false;
   std::string last_rv_;
+  /// The last failed list or watch, until a list or a watch succeeds.
+  std::optional<error_info> failure_;
 
   phase phase_ = phase::idle;
   bool busy_ = false;

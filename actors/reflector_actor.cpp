@@ -59,6 +59,9 @@ protected:
       },
       // Delegated while not synced: the read is parked with its promise.
       [&](get_obj_atom) { return st.get_obj(); },
+      [&](inspect_atom, ref_map& refs) -> caf::result<object_status> {
+        return st.inspect(std::move(refs));
+      },
       [&](retry_atom, std::uint64_t gen) { st.on_retry(gen); },
       [&](sync_to_atom, std::uint64_t read_id) {
         st.on_sync_timeout(read_id);

@@ -62,6 +62,7 @@ void reflector_state::on_list(list_result& res) {
   // Stays busy from the list straight into opening the watch, so that no
   // observer sees a synced-but-unwatched reflector as settled.
   backoff_base_ = settings_->backoff_initial;
+  failure_.reset();
   auto obj = res.items.empty() ? api_object{} : std::move(res.items.front());
   last_rv_ = std::move(res.resource_version);
   has_rv_ = true;
@@ -93,15 +94,20 @@ void reflector_state::on_watch_opened(std::uint64_t gen,
     return;
   }
   watch_ = id;
+  failure_.reset();
   ++settings_->counters->open_watches;
   enter(phase::watching);
 }
 
 void reflector_state::on_failure(const caf::error& err, step failed) {
-  if (from_caf_error(err, transient_failure).code == errc::expired) {
+  auto why = from_caf_error(err, transient_failure);
+  if (why.code == errc::expired) {
     expired_ = true;
     start_list();
   } else {
+    if (why.message.empty())
+      why.message = caf::to_string(err);
+    failure_ = std::move(why);
     back_off(failed);
   }
 }

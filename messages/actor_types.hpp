@@ -21,6 +21,7 @@
 
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
+#include "podref/messages/object_status.hpp"
 #include "podref/messages/pod_registration.hpp"
 #include "podref/messages/source_protocol.hpp"
 
@@ -35,6 +36,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<podref::source_action>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::source_action_counts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::error_info)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::pod_registration_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::object_status)
 
 namespace podref {
 
@@ -100,10 +102,12 @@ using clear_atom = caf::atom_constant<caf::atom("clear")>;
 using act_counts_atom = caf::atom_constant<caf::atom("act_counts")>;
 using fail_atom = caf::atom_constant<caf::atom("fail")>;
 using hold_atom = caf::atom_constant<caf::atom("hold")>;
+using unhold_atom = caf::atom_constant<caf::atom("unhold")>;
 using close_atom = caf::atom_constant<caf::atom("close_w")>;
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
 using bookmark_atom = caf::atom_constant<caf::atom("bookmark")>;
 using watches_atom = caf::atom_constant<caf::atom("watches")>;
+using obj_watches_atom = caf::atom_constant<caf::atom("obj_w")>;
 using close_k_atom = caf::atom_constant<caf::atom("close_k")>;
 using times_atom = caf::atom_constant<caf::atom("act_times")>;
 using peek_atom = caf::atom_constant<caf::atom("peek")>;
@@ -116,13 +120,17 @@ using peek_atom = caf::atom_constant<caf::atom("peek")>;
 /// - delete(res, ns, name): remove, or errc::not_found;
 /// - actions(): the action log; clear(): empty it;
 /// - fail(verb, n, err): the next n calls of verb fail with err;
-/// - hold(d): answer every later list d after it arrives (0 = at once);
+/// - hold(d): answer every later list d after it arrives (0 = at once;
+///   timespan::max(): when unhold comes);
+/// - unhold(): answer the held lists now, in arrival order, and later ones
+///   at once;
 /// - close_w(): end every open watch normally;
 /// - expire(): drop the event history, so older watches get errc::expired;
 /// - bookmark(): send a BOOKMARK with the current version to every watch;
 /// - act_counts(): the calls of each verb since the actor started (clear()
 ///   leaves them);
 /// - watches(): the number of open watches;
+/// - obj_w(res, ns, name): the open watches of one object;
 /// - close_k(k): from now on every watch ends normally (w_end with an empty
 ///   error) once it has delivered k events; 0 turns this off;
 /// - act_times(): when each action of the log was recorded, on the actor
@@ -140,10 +148,13 @@ using memory_api_server_actor = object_source_actor::extend<
   caf::replies_to<act_counts_atom>::with<source_action_counts>,
   caf::reacts_to<fail_atom, source_verb, std::uint32_t, error_info>,
   caf::reacts_to<hold_atom, caf::timespan>,
+  caf::reacts_to<unhold_atom>,
   caf::reacts_to<close_atom>,
   caf::reacts_to<expire_atom>,
   caf::reacts_to<bookmark_atom>,
   caf::replies_to<watches_atom>::with<std::size_t>,
+  caf::replies_to<obj_watches_atom, resource, std::string,
+                  std::string>::with<std::size_t>,
   caf::reacts_to<close_k_atom, std::uint32_t>,
   caf::replies_to<times_atom>::with<std::vector<caf::timespan>>,
   caf::replies_to<peek_atom, resource, std::string,
@@ -155,7 +166,11 @@ using new_src_atom = caf::atom_constant<caf::atom("new_src")>;
 
 // -- reflector: one per referenced object -------------------------------------
 
+/// Reference counts of one object: pod uid -> count.
+using ref_map = std::map<std::string, int>;
+
 using get_obj_atom = caf::atom_constant<caf::atom("get_obj")>;
+using inspect_atom = caf::atom_constant<caf::atom("inspect")>;
 using immut_atom = caf::atom_constant<caf::atom("immut_read")>;
 using idle_atom = caf::atom_constant<caf::atom("idle_chk")>;
 using r_stop_atom = caf::atom_constant<caf::atom("r_stop")>;
@@ -187,9 +202,11 @@ using r_reuse_atom = caf::atom_constant<caf::atom("r_reuse")>;
 /// - new_src(src): the source was replaced: abandon the list or watch in
 ///   flight at the old one (its late replies are ignored) and, if running,
 ///   list again at `src` from the last version seen (an expired version
-///   relists as usual); a stopped reflector uses `src` when it restarts.
+///   relists as usual); a stopped reflector uses `src` when it restarts;
+/// - inspect(refs): its object_status, with `refs` as its references.
 using reflector_actor = watcher_actor::extend<
   caf::replies_to<get_obj_atom>::with<api_object>,
+  caf::replies_to<inspect_atom, ref_map>::with<object_status>,
   caf::reacts_to<immut_atom>,
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<r_stop_atom>,
@@ -209,9 +226,11 @@ using invalidate_atom = caf::atom_constant<caf::atom("invalidate")>;
 /// - r_stop(): the last reference is gone: quit once the fetches in flight
 ///   are answered;
 /// - new_src(src): the source was replaced: later fetches go to `src`
-///   (fetches in flight finish at the old one).
+///   (fetches in flight finish at the old one);
+/// - inspect(refs): its object_status, with `refs` as its references.
 using cache_entry_actor = caf::typed_actor<
   caf::replies_to<get_obj_atom>::with<api_object>,
+  caf::replies_to<inspect_atom, ref_map>::with<object_status>,
   caf::reacts_to<invalidate_atom, std::uint64_t>,
   caf::reacts_to<r_stop_atom>,
   caf::reacts_to<new_src_atom, object_source_actor>>;
@@ -228,9 +247,6 @@ using refs_atom = caf::atom_constant<caf::atom("refs")>;
 using obj_down_atom = caf::atom_constant<caf::atom("obj_down")>;
 using src_retry_atom = caf::atom_constant<caf::atom("src_retry")>;
 using drain_atom = caf::atom_constant<caf::atom("drain")>;
-
-/// Reference counts of one object: pod uid -> count.
-using ref_map = std::map<std::string, int>;
 
 /// The manager of one resource (upstream's cacheBasedManager plus the store
 /// of its strategy: objectCache for Watch, objectStore for Cache; under Get
@@ -250,6 +266,8 @@ using ref_map = std::map<std::string, int>;
 ///   its sender pushed before it;
 /// - sync(): answers once every earlier message of the sender is applied;
 /// - refs(ns, name): the object's reference counts (empty if none);
+/// - inspect(ns, name): the object's object_status (its object actor's
+///   answer; unreferenced when the manager keeps nothing of it);
 /// - obj_down(key, addr): the object actor `addr` of "ns/name" failed; the
 ///   manager replaces it if it is still the current one;
 /// - new_src(src): use `src` as the source from now on and tell every
@@ -268,6 +286,7 @@ using manager_actor = caf::typed_actor<
   caf::reacts_to<recycle_atom>,
   caf::replies_to<sync_atom>::with<caf::ok_atom>,
   caf::replies_to<refs_atom, std::string, std::string>::with<ref_map>,
+  caf::replies_to<inspect_atom, std::string, std::string>::with<object_status>,
   caf::reacts_to<obj_down_atom, std::string, caf::actor_addr>,
   caf::reacts_to<new_src_atom, object_source_actor>,
   caf::reacts_to<src_retry_atom, std::uint64_t>,

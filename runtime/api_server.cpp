@@ -17,6 +17,7 @@
 #include <caf/system_messages.hpp>
 
 #include "podref/actors/memory_api_server.hpp"
+#include "podref/runtime/detail/drive.hpp"
 #include "podref/runtime/runtime.hpp"
 
 namespace podref {
@@ -53,14 +54,36 @@ struct api_server::impl {
   /// One blocking request; CAF errors map to errc::unavailable.
   template <class T, class... Ts>
   result<T> call(Ts&&... xs) {
-    std::optional<result<T>> answer;
     caf::scoped_actor self{sys};
-    self->request(server->get(), caf::infinite, std::forward<Ts>(xs)...)
-      .receive([&](T& x) { answer.emplace(std::move(x)); },
-               [&](caf::error& err) {
-                 answer.emplace(from_caf_error(
-                   err, {errc::unavailable, "API server unavailable"}));
-               });
+    return ask<T>(self, std::forward<Ts>(xs)...);
+  }
+
+  /// Sends a hook and returns once the server applied it: the request that
+  /// follows from the same sender is answered after it.
+  template <class... Ts>
+  void hook(Ts&&... xs) {
+    caf::scoped_actor self{sys};
+    auto dest = server->get();
+    self->send(dest, std::forward<Ts>(xs)...);
+    ask<source_action_counts>(self, act_counts_atom::value);
+  }
+
+  template <class T, class... Ts>
+  result<T> ask(caf::scoped_actor& self, Ts&&... xs) {
+    auto reply = self->request(server->get(), caf::infinite,
+                               std::forward<Ts>(xs)...);
+    // The in-memory server answers at once: on the deterministic scheduler
+    // only a lost actor lets this much virtual time pass.
+    if (!detail::drive_until(
+          sys, [&] { return !self->mailbox().empty(); },
+          std::chrono::seconds(60)))
+      return error_info{errc::unavailable, "API server unavailable"};
+    std::optional<result<T>> answer;
+    reply.receive([&](T& x) { answer.emplace(std::move(x)); },
+                  [&](caf::error& err) {
+                    answer.emplace(from_caf_error(
+                      err, {errc::unavailable, "API server unavailable"}));
+                  });
     return std::move(*answer);
   }
 };
@@ -95,7 +118,11 @@ result<bool> api_server::restart() {
   old->enqueue(nullptr, caf::make_message_id(),
                caf::make_message(caf::exit_msg{old.address(), reason}),
                nullptr);
-  if (gone.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
+  auto is_gone = [&] {
+    return gone.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
+  if (!detail::drive_until(impl_->sys, is_gone, std::chrono::seconds(10))
+      || gone.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
     return error_info{errc::unavailable,
                       "the API server did not stop within 10 s"};
   impl_->server->set(spawn_memory_api_server(impl_->sys, impl_->cfg));
@@ -144,19 +171,49 @@ std::size_t api_server::load(const manifest_result& manifests) {
 
 void api_server::fail_next(source_verb verb, std::uint32_t n,
                            const error_info& err) {
-  caf::anon_send(impl_->server->get(), fail_atom::value, verb, n, err);
+  impl_->hook(fail_atom::value, verb, n, err);
 }
 
 result<source_action_counts> api_server::action_counts() const {
   return impl_->call<source_action_counts>(act_counts_atom::value);
 }
 
+result<std::vector<source_action>> api_server::actions() const {
+  return impl_->call<std::vector<source_action>>(actions_atom::value);
+}
+
+void api_server::clear_actions() {
+  impl_->hook(clear_atom::value);
+}
+
+void api_server::hold_lists() {
+  impl_->hook(hold_atom::value, caf::timespan::max());
+}
+
+void api_server::delay_lists(std::chrono::nanoseconds d) {
+  impl_->hook(hold_atom::value, caf::timespan{d});
+}
+
+void api_server::release_lists() {
+  impl_->hook(unhold_atom::value);
+}
+
+result<std::size_t> api_server::open_watches() const {
+  return impl_->call<std::size_t>(watches_atom::value);
+}
+
+result<std::size_t> api_server::open_watches(resource res,
+                                             const std::string& ns,
+                                             const std::string& name) const {
+  return impl_->call<std::size_t>(obj_watches_atom::value, res, ns, name);
+}
+
 void api_server::close_watches() {
-  caf::anon_send(impl_->server->get(), close_atom::value);
+  impl_->hook(close_atom::value);
 }
 
 void api_server::expire_history() {
-  caf::anon_send(impl_->server->get(), expire_atom::value);
+  impl_->hook(expire_atom::value);
 }
 
 caf::actor api_server::actor() const {

@@ -2,9 +2,10 @@
 //
 // Holds namespaced Secrets and ConfigMaps with one cluster-wide
 // resourceVersion; reflectors list and watch it through messages. Embedders
-// and tools write through this facade (any thread); tests that need its fault
-// hooks talk to actor() with the memory_api_server_actor protocol (the
-// common faults also have members here).
+// and tools write through this facade (any thread). Its test hooks (the
+// action log, held lists, open watches, injected faults) need no CAF: each
+// is applied by the server before it returns, so it is ordered before every
+// later call of any thread.
 //
 // restart() replaces the server actor as a restarted API server would come
 // back: same objects and resourceVersion, but new watches and an empty event
@@ -12,11 +13,13 @@
 // current_actor() and move their reflectors over to it.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
@@ -79,9 +82,35 @@ public:
   /// most 10 s: errc::unavailable, and the old actor stays current).
   result<bool> restart();
 
-  // -- faults (tests, soaks); each applies to the current server actor ----
+  // -- test hooks; each is applied before it returns -------------------------
 
-  /// The next `n` calls of `verb` fail with `err`.
+  /// The gets, lists and watches answered since the log was last cleared
+  /// (failed calls included), oldest first, each with the resourceVersion
+  /// it asked for.
+  result<std::vector<source_action>> actions() const;
+
+  /// Empties the action log (action_counts() keeps counting).
+  void clear_actions();
+
+  /// Lists that arrive from now on stay unanswered until release_lists():
+  /// their reflectors stay unsynced, and reads wait for them at most the
+  /// sync timeout.
+  void hold_lists();
+
+  /// Lists that arrive from now on are answered `d` after they arrive, on
+  /// the runtime's clock (virtual on a deterministic runtime).
+  void delay_lists(std::chrono::nanoseconds d);
+
+  /// Answers the held lists now, in arrival order; later ones at once.
+  void release_lists();
+
+  /// Open watches, in all and of one object.
+  result<std::size_t> open_watches() const;
+  result<std::size_t> open_watches(resource res, const std::string& ns,
+                                   const std::string& name) const;
+
+  /// The next `n` calls of `verb` fail with `err` (a failed call is still
+  /// logged and counted).
   void fail_next(source_verb verb, std::uint32_t n, const error_info& err);
 
   /// Ends every open watch normally (watchers resume from their last

@@ -18,10 +18,33 @@
 #include "podref/messages/pod_registration.hpp"
 #include "podref/messages/validation.hpp"
 #include "podref/runtime/api_server.hpp"
+#include "podref/runtime/detail/drive.hpp"
 #include "podref/runtime/detail/give_way.hpp"
 #include "podref/runtime/runtime.hpp"
 
 namespace podref {
+
+namespace {
+
+/// How long, in virtual time, a blocking call that needs no time (sync, a
+/// live read of the in-memory server, the manager's exit) may let pass on
+/// the deterministic scheduler before it gives up: only a lost actor needs
+/// more (a threaded runtime would then wait for ever).
+constexpr std::chrono::seconds no_wait_budget{60};
+
+/// Back-pressure makes a caller wait for the manager's progress; on the
+/// deterministic scheduler the caller is the only one who could make it, so
+/// its calls never wait (nor yield).
+std::size_t unless_deterministic(caf::actor_system& sys, std::size_t n) {
+  return detail::is_deterministic(sys) ? 0 : n;
+}
+
+error_info nothing_left_error() {
+  return {errc::unavailable,
+          "no answer: nothing is left to run on the deterministic runtime"};
+}
+
+} // namespace
 
 struct object_manager::impl {
   caf::actor_system& sys;
@@ -49,8 +72,9 @@ struct object_manager::impl {
       res(res),
       opts(opts),
       pending_jobs(detail::pending_jobs_of(sys)),
-      inbox(std::make_shared<detail::command_inbox>(opts.max_unapplied, 0,
-                                                    opts.yield_above)),
+      inbox(std::make_shared<detail::command_inbox>(
+        unless_deterministic(sys, opts.max_unapplied), 0,
+        unless_deterministic(sys, opts.yield_above))),
       source(caf::actor_cast<object_source_actor>(src)),
       resolve(std::move(resolve)) {
     manager_config cfg;
@@ -80,6 +104,14 @@ struct object_manager::impl {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
              sys.clock().now().time_since_epoch())
       .count();
+  }
+
+  /// Waits for the reply to what `self` just asked: on the deterministic
+  /// scheduler by running the engine for at most `budget` of virtual time
+  /// (false: no reply can come), else by the receive that follows.
+  bool reply_coming(caf::scoped_actor& self, caf::timespan budget) {
+    return detail::drive_until(
+      sys, [&] { return !self->mailbox().empty(); }, budget);
   }
 
   /// Get keeps no bookkeeping (upstream's simple managers): its callers
@@ -172,10 +204,13 @@ struct object_manager::impl {
     return blocking_read([&](caf::scoped_actor& self, auto& answer) {
       auto current = resolve ? caf::actor_cast<object_source_actor>(resolve())
                              : source;
-      self
-        ->request(current, caf::infinite, caf::get_atom::value, res, ns, name,
-                  std::string{})
-        .receive([&](api_object& x) { answer.emplace(std::move(x)); },
+      auto reply = self->request(current, caf::infinite, caf::get_atom::value,
+                                 res, ns, name, std::string{});
+      if (!reply_coming(self, no_wait_budget)) {
+        answer.emplace(nothing_left_error());
+        return;
+      }
+      reply.receive([&](api_object& x) { answer.emplace(std::move(x)); },
                  [&](caf::error& err) {
                    answer.emplace(from_caf_error(
                      err, error_info{errc::unavailable,
@@ -192,8 +227,12 @@ struct object_manager::impl {
     // guards against a lost actor.
     auto limit = caf::timespan{2 * opts.sync_timeout + std::chrono::seconds(5)};
     return blocking_read([&](caf::scoped_actor& self, auto& answer) {
-      self->request(mgr, limit, get_obj_atom::value, ns, name)
-        .receive([&](api_object& x) { answer.emplace(std::move(x)); },
+      auto reply = self->request(mgr, limit, get_obj_atom::value, ns, name);
+      if (!reply_coming(self, limit)) {
+        answer.emplace(nothing_left_error());
+        return;
+      }
+      reply.receive([&](api_object& x) { answer.emplace(std::move(x)); },
                  [&](caf::error& err) {
                    answer.emplace(translate(err, ns, name));
                  });
@@ -216,7 +255,12 @@ struct object_manager::impl {
       closing.store(true, std::memory_order_release);
       inbox->close();
       caf::anon_send_exit(mgr, caf::exit_reason::user_shutdown);
-      mgr_down.wait();
+      auto down = [this] {
+        return mgr_down.wait_for(std::chrono::seconds(0))
+               == std::future_status::ready;
+      };
+      if (detail::drive_until(sys, down, no_wait_budget))
+        mgr_down.wait();
       // Reads in flight end quickly: their reflectors die with the manager.
       while (in_flight.load(std::memory_order_acquire) > 0)
         std::this_thread::yield();
@@ -301,14 +345,36 @@ result<void> object_manager::unregister_pod(const pod& p) {
   return {};
 }
 
+namespace {
+
+/// `done`, then sync(): the awaited forms of register / unregister.
+result<void> and_wait(object_manager& mgr, result<void> done) {
+  if (!done)
+    return done;
+  if (!mgr.sync())
+    return shut_down_error();
+  return {};
+}
+
+} // namespace
+
+result<void> object_manager::register_pod_and_wait(const pod& p) {
+  return and_wait(*this, register_pod(p));
+}
+
+result<void> object_manager::unregister_pod_and_wait(const pod& p) {
+  return and_wait(*this, unregister_pod(p));
+}
+
 bool object_manager::sync() {
   auto& d = *impl_;
   d.in_flight.fetch_add(1, std::memory_order_acq_rel);
   bool ok = false;
   if (!d.closing.load(std::memory_order_acquire)) {
     caf::scoped_actor self{d.sys};
-    self->request(d.mgr, caf::infinite, sync_atom::value)
-      .receive([&](caf::ok_atom) { ok = true; }, [](caf::error&) {});
+    auto reply = self->request(d.mgr, caf::infinite, sync_atom::value);
+    if (d.reply_coming(self, no_wait_budget))
+      reply.receive([&](caf::ok_atom) { ok = true; }, [](caf::error&) {});
   }
   d.in_flight.fetch_sub(1, std::memory_order_acq_rel);
   return ok;
@@ -332,6 +398,27 @@ result<api_object> object_manager::get(const std::string& ns,
       break;
   }
   return d.actor_read(ns, name);
+}
+
+result<object_status> object_manager::status(const std::string& ns,
+                                             const std::string& name) const {
+  auto& d = *impl_;
+  if (d.closing.load(std::memory_order_acquire))
+    return shut_down_error();
+  d.in_flight.fetch_add(1, std::memory_order_acq_rel);
+  result<object_status> res{shut_down_error()};
+  {
+    caf::scoped_actor self{d.sys};
+    auto reply = self->request(d.mgr, caf::infinite, inspect_atom::value, ns,
+                               name);
+    if (d.reply_coming(self, no_wait_budget))
+      reply.receive([&](object_status& x) { res = std::move(x); },
+                    [&](caf::error& err) {
+                      res = from_caf_error(err, shut_down_error());
+                    });
+  }
+  d.in_flight.fetch_sub(1, std::memory_order_acq_rel);
+  return res;
 }
 
 manager_stats object_manager::stats() const {
@@ -375,6 +462,13 @@ bool object_manager::wait_quiescent(std::chrono::milliseconds timeout) {
                                            - load(c.reflectors_stopped));
     return alive == load(c.referenced_objects) && load(c.busy) == 0;
   };
+  if (detail::is_deterministic(impl_->sys))
+    return detail::drive_until(
+      impl_->sys,
+      [&] {
+        return !impl_->closing.load(std::memory_order_acquire) && settled();
+      },
+      timeout);
   auto deadline = std::chrono::steady_clock::now() + timeout;
   auto pause = std::chrono::microseconds(50);
   for (;;) {

@@ -37,6 +37,7 @@
 #include "podref/messages/errors.hpp"
 #include "podref/messages/pod.hpp"
 #include "podref/messages/node_ttl.hpp"
+#include "podref/messages/object_status.hpp"
 #include "podref/messages/strategy.hpp"
 
 namespace caf {
@@ -158,9 +159,24 @@ public:
   /// shutdown.
   result<void> unregister_pod(const pod& p);
 
+  /// register_pod, then waits until the registration is applied, as
+  /// upstream's synchronous RegisterPod: reads and status() made after it
+  /// see it. Same errors as register_pod.
+  result<void> register_pod_and_wait(const pod& p);
+
+  /// unregister_pod, then waits until it is applied.
+  result<void> unregister_pod_and_wait(const pod& p);
+
   /// Blocks until every registration enqueued before the call is applied.
   /// Returns false after shutdown.
   bool sync();
+
+  /// What the engine keeps of ns/name now (see messages/object_status.hpp),
+  /// after every registration enqueued before the call: its phase, its
+  /// last failure, the resourceVersion last seen and the references by pod
+  /// uid. errc::shut_down after shutdown.
+  result<object_status> status(const std::string& ns,
+                               const std::string& name) const;
 
   /// The object, or an error with upstream's text: not registered, failed
   /// to sync (timeout), not found (Watch: `secret "x" not found`; Cache and

@@ -58,6 +58,27 @@ public:
     return mgr_.unregister_pod(p);
   }
 
+  /// See object_manager::register_pod_and_wait.
+  result<void> register_pod_and_wait(const pod& p) {
+    return mgr_.register_pod_and_wait(p);
+  }
+
+  /// See object_manager::unregister_pod_and_wait.
+  result<void> unregister_pod_and_wait(const pod& p) {
+    return mgr_.unregister_pod_and_wait(p);
+  }
+
+  /// See object_manager::sync.
+  bool sync() {
+    return mgr_.sync();
+  }
+
+  /// See object_manager::status.
+  result<object_status> status(const std::string& ns,
+                               const std::string& name) const {
+    return mgr_.status(ns, name);
+  }
+
   object_manager& manager() noexcept {
     return mgr_;
   }
