@@ -37,6 +37,13 @@ struct watch_kit {
     mgr.emplace(rt, api, strategy::watch, opts);
   }
 
+  /// The server's open watches of ns/`name`.
+  std::size_t watches(const std::string& name) {
+    auto n = api.open_watches(resource::secrets, "ns", name);
+    REQUIRE(n);
+    return *n;
+  }
+
   object_phase phase(const std::string& ns, const std::string& name) {
     auto st = mgr->status(ns, name);
     REQUIRE(st);
@@ -230,6 +237,46 @@ TEST_CASE("kit: TestRefMapHandlesReferencesCorrectly: references count per "
   REQUIRE(st);
   CHECK(st->phase == object_phase::unreferenced);
   CHECK(st->references.empty());
+}
+
+} // namespace podref::kit_test
+
+namespace podref::kit_test {
+
+TEST_CASE("kit: a failing list shows in the object's status until the "
+          "backoff's retry succeeds; its watch is counted per object",
+          "[kit]") {
+  manager_options opts;
+  opts.backoff_initial = 800ms;
+  watch_kit k{opts};
+  REQUIRE(k.api.create(test::make_secret("ns", "name")));
+  k.api.fail_next(source_verb::list, 1,
+                  error_info{errc::unavailable, "etcd is down"});
+  REQUIRE(k.mgr->register_pod_and_wait(secret_user("pod")));
+  k.rt.run_until_idle();
+  auto st = k.mgr->status("ns", "name");
+  REQUIRE(st);
+  CHECK(st->phase == object_phase::failing);
+  REQUIRE(st->failure);
+  CHECK(st->failure->message == "etcd is down");
+  CHECK(k.watches("name") == 0u);
+  // The first retry comes within twice the initial backoff (jitter).
+  k.rt.advance(1600ms);
+  st = k.mgr->status("ns", "name");
+  REQUIRE(st);
+  CHECK(st->phase == object_phase::synced);
+  CHECK_FALSE(st->failure);
+  CHECK(st->found);
+  CHECK(st->resource_version
+        == std::to_string(
+          (*k.api.get(resource::secrets, "ns", "name")).resource_version()));
+  CHECK(k.watches("name") == 1u);
+  CHECK(k.watches("other") == 0u);
+  CHECK(action_log(k.api)
+        == strings{"list secrets ns/name rv=\"0\"",
+                   "list secrets ns/name rv=\"0\"",
+                   "watch secrets ns/name rv=\"\"", // the log keeps no watch RV
+                   "get secrets ns/name rv=\"\""});
 }
 
 } // namespace podref::kit_test
