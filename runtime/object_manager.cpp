@@ -87,7 +87,11 @@ struct object_manager::impl {
       };
     cfg.read_side = rs;
     cfg.inbox = inbox;
-    cfg.coalesce = opts.coalesce;
+    // Coalescing trades a few microseconds for bigger batches under real
+    // load; on the deterministic scheduler it would only hide a timer
+    // between a registration and run_until_idle().
+    cfg.coalesce = detail::is_deterministic(sys) ? std::chrono::nanoseconds{0}
+                                                 : opts.coalesce;
     static_cast<engine_settings&>(cfg) = opts;
     cfg.max_idle = engine_settings::idle_sync_periods * opts.sync_frequency;
     mgr = sys.spawn(manager, std::move(cfg));

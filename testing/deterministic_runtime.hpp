@@ -13,7 +13,8 @@
 //   (a read waiting for a held list returns "failed to sync" after exactly
 //   the sync timeout of virtual time, in microseconds of real time);
 // - register_pod() and unregister_pod() enqueue and never wait; they are
-//   applied by the next call that runs the engine.
+//   applied by the next call that runs the engine (run_until_idle()
+//   included: the manager does not coalesce here).
 //
 // One thread drives it: call it and the facades on it from the test's
 // thread only. Destroy the managers and API servers before the runtime.

@@ -280,3 +280,20 @@ TEST_CASE("kit: a failing list shows in the object's status until the "
 }
 
 } // namespace podref::kit_test
+
+namespace podref::kit_test {
+
+TEST_CASE("kit: a registration is applied by the next run, with no time "
+          "passing",
+          "[kit]") {
+  watch_kit k;
+  REQUIRE(k.api.create(test::make_secret("ns", "name")));
+  const auto t0 = k.rt.now();
+  REQUIRE(k.mgr->register_pod(secret_user("pod")));
+  k.rt.run_until_idle();
+  CHECK(k.rt.now() == t0);
+  CHECK(k.watches("name") == 1u);
+  CHECK(k.mgr->manager().stats().live_reflectors == 1);
+}
+
+} // namespace podref::kit_test
