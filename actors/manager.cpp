@@ -56,8 +56,17 @@ void add_ref(manager_self self, hashed_key key, std::string_view ns,
 void count_ref(manager_self self, manager_state::object_entry& entry,
                uid_id uid) {
   auto& st = self->state;
-  if (st.uids.add_ref(uid, entry.id)) // a new count, which holds uid
+  if (st.uids.add_ref(uid, entry.id)) { // a new count, which holds uid
     ++entry.uids;
+    // A new pod's reads must not get an immutable object's old content if
+    // it was deleted or recreated meanwhile (not upstream's, #131589):
+    // the invalidation sends later snapshot reads to the reflector, which
+    // gets the recheck first.
+    if (entry.reflector && entry.slot->load()->stopped_immutable()) {
+      entry.slot->invalidate();
+      self->send(entry.reflector, recheck_atom::value, true);
+    }
+  }
   // Upstream's AddReference drops the cached value: the next read fetches,
   // even when another pod had it cached. Slot first (see the header).
   if (entry.cache)

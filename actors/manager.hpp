@@ -144,6 +144,8 @@ struct manager_state {
   uid_table uids;
   /// Object ids: the next never used, and those freed for reuse.
   object_id next_object_id = 1;
+  /// Recycling passes so far: whose turn an immutable object's recheck is.
+  std::uint64_t recycle_passes = 0;
   std::vector<object_id> free_object_ids;
   /// A coalescing drain is on its way (see manager_config::coalesce).
   bool drain_delayed = false;

@@ -173,6 +173,20 @@ void open_access_period(manager_self self) {
   self->state.cfg.read_side->stamp.open_period(clock_ns(self), period);
 }
 
+namespace {
+
+/// In how many recycling passes every immutable object is listed once
+/// again; 0: never.
+std::uint64_t recheck_shares(const manager_config& cfg) {
+  auto period = cfg.recycle_period.count();
+  auto recheck = cfg.immutable_recheck.count();
+  if (period <= 0 || recheck <= 0)
+    return 0;
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(recheck / period));
+}
+
+} // namespace
+
 void recycle(manager_self self) {
   auto& st = self->state;
   if (st.cfg.strategy != strategy::watch)
@@ -181,12 +195,19 @@ void recycle(manager_self self) {
   auto idle_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_idle)
                    .count();
   auto now = clock_ns(self);
+  // Each pass lists a share of the immutable objects again, each once per
+  // immutable_recheck: a steady trickle at the API server, not a burst.
+  auto shares = recheck_shares(st.cfg);
+  auto turn = shares == 0 ? 0 : st.recycle_passes++ % shares;
   for (auto& entry : st.objects) {
     // Only a hint: the reflector re-checks with its own, authoritative state.
     auto* snap = entry.slot->load();
     if (snap->running && snap->synced
         && now > entry.slot->last_access_ns() + idle_ns)
       self->send(entry.reflector, idle_atom::value, max_idle);
+    else if (shares != 0 && entry.id % shares == turn
+             && snap->stopped_immutable())
+      self->send(entry.reflector, recheck_atom::value, false);
   }
 }
 

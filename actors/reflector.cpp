@@ -83,6 +83,7 @@ void reflector_state::activate_impl(std::shared_ptr<detail::object_slot> slot,
   source_ = std::move(source);
   backoff_base_ = settings_->backoff_initial;
   immutable_ = false;
+  rechecking_ = false;
   has_rv_ = false;
   expired_ = false;
   last_rv_.clear();
@@ -204,6 +205,31 @@ void reflector_state::r_stop() {
   self_->quit();
 }
 
+void reflector_state::recheck(bool live) {
+  if (!counted_ || running_ || !immutable_ || rechecking_)
+    return;
+  rechecking_ = true;
+  if (live) {
+    // A new pod's first read must see what the API server has now.
+    synced_ = false;
+    publish();
+  }
+  auto gen = enter(phase::listing);
+  ++settings_->counters->lists;
+  self_->request<list_result>(
+    source_,
+    [this, gen](list_result& res) {
+      if (gen == gen_)
+        on_recheck(res);
+    },
+    [this, gen](caf::error&) {
+      if (gen == gen_)
+        on_recheck_failed();
+    },
+    list_atom::value, settings_->res, slot_->ns(), slot_->name(),
+    std::string{live ? "" : "0"});
+}
+
 void reflector_state::on_retry(std::uint64_t gen) {
   if (gen != gen_ || phase_ != phase::backing_off)
     return;
@@ -227,6 +253,10 @@ void reflector_state::on_new_source(const object_source_actor& src) {
     // A synced object keeps being served meanwhile, as with an API server
     // that is unreachable for a while.
     start_list();
+  } else if (rechecking_) {
+    // The recheck's list went to the old source: serve what we have, the
+    // next recheck asks `src`.
+    on_recheck_failed();
   } else {
     // Stopped (idle or immutable): the next read restarts at `src`.
     enter(phase::idle);
@@ -353,7 +383,11 @@ void reflector_state::publish() {
 
 void reflector_state::publish(api_object obj) {
   published_ = true;
-  slot_->publish(detail::object_snapshot{synced_, running_, std::move(obj)});
+  detail::object_snapshot snap{synced_, running_, std::move(obj)};
+  // Readers of a stopped snapshot ask us instead once a new reference
+  // moved the count past it (we then recheck an immutable object).
+  snap.generation = slot_->invalidations();
+  slot_->publish(std::move(snap));
 }
 
 std::int64_t reflector_state::now_ns() const {

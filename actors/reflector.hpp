@@ -135,6 +135,9 @@ struct reflector_state {
 
   void r_stop();
 
+  /// recheck: lists an object stopped as immutable once more.
+  void recheck(bool live);
+
   void on_retry(std::uint64_t gen);
 
   void on_sync_timeout(std::uint64_t read_id);
@@ -189,6 +192,12 @@ private:
   void start_watch();
 
   void on_list(list_result& res);
+
+  /// The answer to recheck's list: the new state, watched again unless it
+  /// is immutable; a failure keeps serving the old one.
+  void on_recheck(list_result& res);
+
+  void on_recheck_failed();
 
   /// `src` is the source the watch was asked of.
   void on_watch_opened(std::uint64_t gen, const object_source_actor& src,
@@ -255,6 +264,8 @@ private:
   bool running_ = false;
   bool synced_ = false;
   bool immutable_ = false;
+  /// A recheck's list is in flight.
+  bool rechecking_ = false;
 
   /// Whether a list has succeeded: later lists resume from last_rv_.
   bool has_rv_ = false;

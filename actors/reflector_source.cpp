@@ -77,6 +77,30 @@ void reflector_state::on_list(list_result& res) {
     enter(phase::idle);
 }
 
+void reflector_state::on_recheck(list_result& res) {
+  rechecking_ = false;
+  const bool still_immutable = !res.items.empty() && res.items.front()
+                               && res.items.front().is_immutable();
+  // Another immutable object (or the same) stays unwatched; a deleted or
+  // mutable one is watched again from what this list saw.
+  if (!still_immutable) {
+    immutable_ = false;
+    running_ = true;
+  }
+  on_list(res);
+}
+
+void reflector_state::on_recheck_failed() {
+  // The old content stays served; the next recheck tries again.
+  rechecking_ = false;
+  enter(phase::idle);
+  if (!synced_) {
+    synced_ = true;
+    publish();
+  }
+  deliver_parked();
+}
+
 void reflector_state::on_watch_opened(std::uint64_t gen,
                                       const object_source_actor& src,
                                       watch_id id) {

@@ -174,6 +174,7 @@ using inspect_atom = caf::atom_constant<caf::atom("inspect")>;
 using immut_atom = caf::atom_constant<caf::atom("immut_read")>;
 using idle_atom = caf::atom_constant<caf::atom("idle_chk")>;
 using r_stop_atom = caf::atom_constant<caf::atom("r_stop")>;
+using recheck_atom = caf::atom_constant<caf::atom("recheck")>;
 // The reflector's own timers, not part of reflector_actor: only the
 // reflector sends them, to itself. retry(gen): the backoff of generation
 // `gen` is over; sync_to(read_id): read `read_id` waited the sync timeout.
@@ -203,6 +204,10 @@ using r_reuse_atom = caf::atom_constant<caf::atom("r_reuse")>;
 ///   flight at the old one (its late replies are ignored) and, if running,
 ///   list again at `src` from the last version seen (an expired version
 ///   relists as usual); a stopped reflector uses `src` when it restarts;
+/// - recheck(live): stopped as immutable: list the object once more (live:
+///   resourceVersion "", and reads wait for the answer; else "0", served
+///   meanwhile) and take what it finds: another immutable object stays
+///   stopped with the new content; a mutable one or none is watched again;
 /// - inspect(refs): its object_status, with `refs` as its references.
 using reflector_actor = watcher_actor::extend<
   caf::replies_to<get_obj_atom>::with<api_object>,
@@ -210,6 +215,7 @@ using reflector_actor = watcher_actor::extend<
   caf::reacts_to<immut_atom>,
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<r_stop_atom>,
+  caf::reacts_to<recheck_atom, bool>,
   caf::reacts_to<new_src_atom, object_source_actor>>;
 
 // -- cache entry: one per referenced object (Cache strategy) ------------------

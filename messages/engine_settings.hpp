@@ -49,6 +49,13 @@ struct engine_settings : reflector_timing, cache_ttl_settings {
 
   /// Period of the idle-recycling pass (Watch); zero disables it.
   std::chrono::nanoseconds recycle_period = std::chrono::minutes(1);
+  /// Watch: how often an object stopped as immutable is listed again (from
+  /// the watch cache, resourceVersion "0") to find it deleted or recreated
+  /// under its name; spread over the recycling passes. Zero: never (only a
+  /// new pod's reference re-checks it). Not upstream's, which serves a
+  /// recreated immutable object's old content until its last pod is gone
+  /// (kubernetes #131589).
+  std::chrono::nanoseconds immutable_recheck = std::chrono::minutes(10);
   /// Seed of the reflectors' backoff jitter.
   std::uint64_t seed = 0;
 };

@@ -53,9 +53,17 @@ struct alignas(64) object_snapshot {
   bool cached_ok = false;
   /// When the object was fetched, on the actor clock (ns since its epoch).
   std::int64_t fetched_ns = 0;
-  /// The slot's invalidation count the fetch belongs to; the snapshot is
-  /// void once object_slot::invalidations() moved past it.
+  /// The slot's invalidation count the fetch (Cache) or the publication
+  /// (Watch) belongs to. Cache: the snapshot is void once
+  /// object_slot::invalidations() moved past it; Watch: a stopped snapshot
+  /// then is, until its reflector rechecked the object.
   std::uint64_t generation = 0;
+
+  /// Whether its reflector stopped watching for good: a read found the
+  /// object immutable (Watch).
+  bool stopped_immutable() const noexcept {
+    return !running && synced && object && object.is_immutable();
+  }
 };
 
 /// `x == y`, without a call to memcmp for the short strings that object
@@ -146,7 +154,8 @@ public:
     }
   }
 
-  /// How often a new reference invalidated the cached object (Cache).
+  /// How often a new reference invalidated the cached object (Cache) or
+  /// the object stopped as immutable (Watch).
   std::uint64_t invalidations() const noexcept {
     return invalidations_.load(std::memory_order_acquire);
   }
@@ -161,7 +170,7 @@ public:
   // -- the manager (Cache strategy) ------------------------------------------
 
   /// Counts one invalidation and returns the new count. Only the manager
-  /// calls this, before it tells the cache entry, so that a read ordered
+  /// calls this, before it tells the cache entry or the reflector, so that a read ordered
   /// after the new reference (e.g. after sync()) never serves the old
   /// snapshot.
   std::uint64_t invalidate() noexcept {

@@ -146,6 +146,10 @@ struct object_manager::impl {
     auto* snap = slot->load();
     if (!snap->synced)
       return std::nullopt;
+    // Stopped as immutable, and referenced by a new pod since: the
+    // reflector rechecks it first (actors/reflector.hpp, recheck).
+    if (!snap->running && snap->generation != slot->invalidations())
+      return std::nullopt;
     side.record_read(*slot);
     guard.count_snapshot_read();
     if (!snap->object)
