@@ -219,12 +219,12 @@ struct object_manager::impl {
         return;
       }
       reply.receive([&](api_object& x) { answer.emplace(std::move(x)); },
-                 [&](caf::error& err) {
-                   answer.emplace(from_caf_error(
-                     err, error_info{errc::unavailable,
-                                     "API server unavailable: "
-                                       + caf::to_string(err)}));
-                 });
+                    [&](caf::error& err) {
+                      answer.emplace(from_caf_error(
+                        err, error_info{errc::unavailable,
+                                        "API server unavailable: "
+                                          + caf::to_string(err)}));
+                    });
     });
   }
 
@@ -241,9 +241,9 @@ struct object_manager::impl {
         return;
       }
       reply.receive([&](api_object& x) { answer.emplace(std::move(x)); },
-                 [&](caf::error& err) {
-                   answer.emplace(translate(err, ns, name));
-                 });
+                    [&](caf::error& err) {
+                      answer.emplace(translate(err, ns, name));
+                    });
     });
   }
 

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
+#include "podref/messages/object_status.hpp"
 #include "podref/runtime/api_server.hpp"
 
 namespace podref::kit_test {
@@ -33,3 +36,11 @@ inline int reference_count(const object_status& st) {
 }
 
 } // namespace podref::kit_test
+
+/// Failed checks name the phase ("idle-stopped"), not its number.
+template <>
+struct Catch::StringMaker<podref::object_phase> {
+  static std::string convert(podref::object_phase x) {
+    return podref::to_string(x);
+  }
+};
