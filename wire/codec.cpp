@@ -95,7 +95,8 @@ bool media_type_is(std::string_view content_type, std::string_view type) {
 /// and name against the path.
 std::optional<api_status> check_json(resource res, std::string_view body,
                                      const std::string& path_ns,
-                                     const std::string& path_name) {
+                                     const std::string& path_name,
+                                     std::string& body_name) {
   auto kind = std::string{kind_name(res)};
   auto doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
@@ -121,6 +122,8 @@ std::optional<api_status> check_json(resource res, std::string_view body,
     return bad_request_status("the namespace of the provided object does not "
                               "match the namespace sent on the request");
   auto name = meta->find("name");
+  if (name != meta->end() && name->is_string())
+    body_name = name->get<std::string>();
   if (!path_name.empty() && name != meta->end() && name->is_string()
       && name->get<std::string>() != path_name)
     return bad_request_status("the name of the object ("
@@ -256,12 +259,13 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
   bool is_json = media_type_is(content_type, "application/json");
   if (!is_json && !media_type_is(content_type, "application/yaml"))
     return {{}, unsupported_media_status()};
+  auto body_name = path_name;
   if (is_json)
-    if (auto failure = check_json(res, body, path_ns, path_name))
+    if (auto failure = check_json(res, body, path_ns, path_name, body_name))
       return {{}, std::move(failure)};
   auto decoded = decode_manifest(body, "request body");
   if (!decoded.ok())
-    return {{}, invalid_status(res, path_name,
+    return {{}, invalid_status(res, body_name,
                                field_message(decoded.errors.front()))};
   if (decoded.objects.size() != 1)
     return {{}, bad_request_status("the request body must hold one "
