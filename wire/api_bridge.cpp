@@ -120,34 +120,32 @@ void send_call(caf::event_based_actor* self,
   auto on_error = [done, r = call.r](caf::error& err) {
     done(error_reply(err, r));
   };
-  switch (call.r.kind) {
+  // Get, create and update answer with the object.
+  auto answer = [done, call](int status) {
+    return [done, call, status](const api_object& obj) {
+      done(object_reply(call, obj, status));
+    };
+  };
+  const auto& r = call.r;
+  switch (r.kind) {
     case route_kind::get:
       self
-        ->request(server, timeout, caf::get_atom::value, call.r.res, call.r.ns,
-                  call.r.name, call.r.resource_version)
-        .then([done, call](const api_object& obj) {
-                done(object_reply(call, obj, 200));
-              },
-              on_error);
-      return;
-    case route_kind::list:
-      send_list(self, server, std::move(call), timeout, std::move(done));
+        ->request(server, timeout, caf::get_atom::value, r.res, r.ns, r.name,
+                  r.resource_version)
+        .then(answer(200), on_error);
       return;
     case route_kind::create:
       self
         ->request(server, timeout, create_atom::value,
                   stamp_new(call.object, clock_type::now()))
-        .then([done, call](const api_object& obj) {
-                done(object_reply(call, obj, 201));
-              },
-              on_error);
+        .then(answer(201), on_error);
       return;
     case route_kind::update:
       self->request(server, timeout, replace_atom::value, call.object)
-        .then([done, call](const api_object& obj) {
-                done(object_reply(call, obj, 200));
-              },
-              on_error);
+        .then(answer(200), on_error);
+      return;
+    case route_kind::list:
+      send_list(self, server, std::move(call), timeout, std::move(done));
       return;
     case route_kind::remove:
       send_delete(self, server, std::move(call), timeout, std::move(done));

@@ -245,20 +245,18 @@ route route_request(std::string_view method, std::string_view target) {
                                            : target.substr(q + 1);
   while (path.size() > 1 && path.back() == '/')
     path.remove_suffix(1);
-  if (path == "/version")
-    return simple(route_kind::version, method);
-  if (path == "/healthz")
-    return simple(route_kind::healthz, method);
-  if (path == "/readyz")
-    return simple(route_kind::readyz, method);
-  if (path == "/livez")
-    return simple(route_kind::livez, method);
-  if (path == "/api")
-    return simple(route_kind::api_versions, method);
-  if (path == "/apis")
-    return simple(route_kind::api_groups, method);
-  if (path == "/api/v1")
-    return simple(route_kind::api_resources, method);
+  static constexpr std::pair<std::string_view, route_kind> fixed[] = {
+    {"/version", route_kind::version},
+    {"/healthz", route_kind::healthz},
+    {"/readyz", route_kind::readyz},
+    {"/livez", route_kind::livez},
+    {"/api", route_kind::api_versions},
+    {"/apis", route_kind::api_groups},
+    {"/api/v1", route_kind::api_resources},
+  };
+  for (const auto& [fixed_path, kind] : fixed)
+    if (path == fixed_path)
+      return simple(kind, method);
   constexpr std::string_view prefix = "/api/v1/";
   if (path.substr(0, prefix.size()) != prefix)
     return fail(unknown_path_status());
