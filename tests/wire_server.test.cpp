@@ -12,6 +12,7 @@
 #include <string>
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -250,4 +251,57 @@ TEST_CASE("watches past the bound get 429; non-loopback is refused") {
   CHECK(refused.error().message.find(
           "TLS and credentials are required beyond loopback")
         != std::string::npos);
+}
+
+TEST_CASE("oversized headers get 431 and a slow request is cut off") {
+  wire::http_server_options opts;
+  opts.max_header_bytes = 1024;
+  opts.request_read_timeout = std::chrono::milliseconds(300);
+  server_fixture s{opts};
+  client big{s.port()};
+  http::request<http::string_body> req{http::verb::get, "/healthz", 11};
+  req.set("X-Padding", std::string(4096, 'x'));
+  http::write(big.stream, req);
+  CHECK(big.receive().status == 431);
+  // A client that never finishes its headers (slowloris) is closed.
+  client slow{s.port()};
+  boost::asio::write(slow.stream, boost::asio::buffer(
+                                    std::string{"GET /healthz HTTP/1.1\r\n"}));
+  char byte = 0;
+  beast::error_code ec;
+  auto start = std::chrono::steady_clock::now();
+  slow.stream.read_some(boost::asio::buffer(&byte, 1), ec);
+  CHECK(ec == boost::asio::error::eof);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+TEST_CASE("a watch whose client does not read ends at the queue bound") {
+  wire::http_server_options opts;
+  opts.max_queued_events = 2;
+  server_fixture s{opts};
+  client watcher{s.port()};
+  watcher.send(http::verb::get, "/api/v1/configmaps?watch=true");
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(1u << 30);
+  http::read_header(watcher.stream, watcher.buffer, parser);
+  REQUIRE(parser.get().result_int() == 200);
+  // Far more than the socket buffers hold, while the watcher reads nothing.
+  client writer{s.port()};
+  const int writes = 40;
+  json cm{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", json::object()},
+          {"data", {{"k", std::string(1u << 20, 'x')}}}};
+  for (int i = 0; i < writes; ++i) {
+    cm["metadata"]["name"] = "c" + std::to_string(i);
+    REQUIRE(writer.call(http::verb::post, "/api/v1/namespaces/ns1/configmaps",
+                        cm.dump())
+              .status
+            == 201);
+  }
+  // The stream ends cleanly (final chunk) before carrying every event.
+  http::read(watcher.stream, watcher.buffer, parser);
+  CHECK(parser.is_done());
+  std::size_t lines = 0;
+  for (auto c : parser.get().body())
+    lines += c == '\n' ? 1 : 0;
+  CHECK(lines < static_cast<std::size_t>(writes));
 }
