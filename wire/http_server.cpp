@@ -112,7 +112,7 @@ void http_server::stop() {
     x.stopping = true;
     open.assign(x.live.begin(), x.live.end());
   }
-  net::post(x.ioc, [core = impl_] {
+  net::post(x.acceptor.get_executor(), [core = impl_] {
     error_code ignored;
     core->acceptor.close(ignored);
   });

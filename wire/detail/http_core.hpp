@@ -16,6 +16,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
 
 #include "podref/wire/http_server.hpp"
 
@@ -47,7 +48,8 @@ struct http_server::impl {
   http_server_options options;
   boost::asio::io_context ioc;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
-  boost::asio::ip::tcp::acceptor acceptor{ioc};
+  // On a strand of its own: accepting and stop() never run at once.
+  boost::asio::ip::tcp::acceptor acceptor{boost::asio::make_strand(ioc)};
   std::vector<std::thread> threads;
   std::string host; // as written in URLs
   std::uint16_t port = 0;
