@@ -305,3 +305,32 @@ TEST_CASE("a watch whose client does not read ends at the queue bound") {
     lines += c == '\n' ? 1 : 0;
   CHECK(lines < static_cast<std::size_t>(writes));
 }
+
+TEST_CASE("a label-selected watch sees objects enter and leave the selection") {
+  server_fixture s;
+  client c{s.port()};
+  const std::string base = "/api/v1/namespaces/ns1/configmaps";
+  auto cm = [](const std::string& app, const std::string& rv) {
+    json x{{"apiVersion", "v1"},
+           {"kind", "ConfigMap"},
+           {"metadata", {{"name", "c1"}, {"labels", {{"app", app}}}}}};
+    if (!rv.empty())
+      x["metadata"]["resourceVersion"] = rv;
+    return x.dump();
+  };
+  REQUIRE(c.call(http::verb::post, base, cm("other", "")).status == 201);
+  REQUIRE(c.call(http::verb::put, base + "/c1", cm("a", "")).status == 200);
+  REQUIRE(c.call(http::verb::put, base + "/c1", cm("a", "")).status == 200);
+  REQUIRE(c.call(http::verb::put, base + "/c1", cm("other", "")).status == 200);
+  // From version 1: the three updates replayed through the selector.
+  auto w = c.call(http::verb::get, base + "?labelSelector=app%3Da&"
+                                          "resourceVersion=1&"
+                                          "timeoutSeconds=1&watch=true");
+  REQUIRE(w.status == 200);
+  std::vector<std::string> types;
+  std::size_t start = 0;
+  for (auto nl = w.body.find('\n'); nl != std::string::npos;
+       start = nl + 1, nl = w.body.find('\n', start))
+    types.push_back(json::parse(w.body.substr(start, nl - start))["type"]);
+  CHECK(types == std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"});
+}

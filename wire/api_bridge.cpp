@@ -3,6 +3,8 @@
 #include "podref/wire/detail/api_bridge.hpp"
 
 #include <atomic>
+#include <optional>
+#include <set>
 #include <utility>
 
 #include <caf/actor.hpp>
@@ -191,6 +193,41 @@ std::string event_line(const api_call& call, const watch_event& ev,
   return encode_watch_line(to_string(ev.type), object);
 }
 
+/// A watch's filter. With a label selector, an object whose labels stop
+/// (start) matching is sent as DELETED (ADDED), as the API server's watch
+/// cache does; so the watch remembers which objects it has sent.
+class label_tracker {
+public:
+  std::optional<watch_event> filter(const route& r, const watch_event& ev) {
+    if (ev.type == watch_event_type::bookmark)
+      return ev;
+    if (r.labels.empty())
+      return keep(r, ev.object) ? std::optional<watch_event>{ev}
+                                : std::nullopt;
+    const auto& meta = ev.object.meta();
+    auto key = meta.ns + "/" + meta.name;
+    bool was = sent_.count(key) != 0;
+    bool now = ev.type != watch_event_type::deleted && keep(r, ev.object);
+    auto out = ev;
+    if (now && !was) {
+      sent_.insert(key);
+      out.type = watch_event_type::added;
+      return out;
+    }
+    if (!now && was) {
+      sent_.erase(key);
+      out.type = watch_event_type::deleted;
+      return out;
+    }
+    if (now)
+      return out;
+    return std::nullopt;
+  }
+
+private:
+  std::set<std::string> sent_;
+};
+
 caf::behavior watch_actor(caf::event_based_actor* self,
                           memory_api_server_actor server, api_call call,
                           std::shared_ptr<watch_callbacks> cb) {
@@ -226,11 +263,12 @@ caf::behavior watch_actor(caf::event_based_actor* self,
                 rv, me)
       .then([](watch_id) {}, on_error);
   auto first_table = std::make_shared<bool>(true);
+  auto selected = std::make_shared<label_tracker>();
   return {
-    [cb, call, first_table](w_event_atom, watch_id, const watch_event& ev) {
-      if (ev.type != watch_event_type::bookmark && !keep(call.r, ev.object))
-        return;
-      cb->on_line(event_line(call, ev, *first_table));
+    [cb, call, first_table, selected](w_event_atom, watch_id,
+                                      const watch_event& ev) {
+      if (auto out = selected->filter(call.r, ev))
+        cb->on_line(event_line(call, *out, *first_table));
     },
     [cb, end, call](w_end_atom, watch_id, const caf::error& err) {
       if (err) {
