@@ -117,12 +117,12 @@ metadata:
 stringData:
   a: b
 YAML
-    out=$(k create -f "$dir/new.yaml" --validate=false)
+    out=$(k create -f "$dir/new.yaml")
     echo "$out"
     [ "$out" = "secret/kf1 created" ] || fail "create said: $out"
     out=$(k get secret kf1 -o jsonpath='{.data.a}')
     [ "$out" = "Yg==" ] || fail "stored data: $out"
-    if k create -f "$dir/new.yaml" --validate=false 2>"$dir/err"; then fail "created twice"; fi
+    if k create -f "$dir/new.yaml" 2>"$dir/err"; then fail "created twice"; fi
     grep -q 'AlreadyExists' "$dir/err" || fail "wrong error: $(cat "$dir/err")"
     ;;
   delete)
@@ -149,7 +149,7 @@ data:
   a: b
   c: d
 YAML
-    k create -f "$dir/c2.yaml" --validate=false
+    k create -f "$dir/c2.yaml"
     wait_for "$dir/watch.out" '^c2 ' 10
     wait "$watch_pid" || true
     cat "$dir/watch.out"

@@ -42,6 +42,10 @@ TEST_CASE("the router maps item and collection paths to verbs") {
         == route_kind::api_resources);
   CHECK(route_request("GET", "/version").kind == route_kind::version);
   CHECK(route_request("GET", "/healthz").kind == route_kind::healthz);
+  CHECK(route_request("GET", "/openapi/v3?timeout=32s").kind
+        == route_kind::openapi_index);
+  CHECK(route_request("GET", "/openapi/v3/api/v1?hash=AB&timeout=32s").kind
+        == route_kind::openapi_v1);
 }
 
 TEST_CASE("the router reads the kubelet's watch query") {

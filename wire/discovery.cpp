@@ -1,5 +1,8 @@
 #include "podref/wire/discovery.hpp"
 
+#include <cstdint>
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "podref/version.hpp"
@@ -22,6 +25,29 @@ json resource_entry(const char* name, const char* singular, const char* kind,
   if (short_name != nullptr)
     x["shortNames"] = json::array({short_name});
   return x;
+}
+
+json patch_path(const char* kind) {
+  json gvk{{"group", ""}, {"version", "v1"}, {"kind", kind}};
+  json param{{"name", "fieldValidation"},
+             {"in", "query"},
+             {"schema", {{"type", "string"}, {"uniqueItems", true}}}};
+  json patch{{"x-kubernetes-action", "patch"},
+             {"x-kubernetes-group-version-kind", gvk},
+             {"parameters", json::array({param})}};
+  return json{{"patch", std::move(patch)}};
+}
+
+/// FNV-1a, as upper-case hex: the document's hash in its URL.
+std::string hash_of(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (auto c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llX", static_cast<unsigned long long>(h));
+  return buf;
 }
 
 } // namespace
@@ -64,6 +90,26 @@ std::string api_resources_document() {
   x["resources"] = json::array(
     {resource_entry("configmaps", "configmap", "ConfigMap", "cm"),
      resource_entry("secrets", "secret", "Secret", nullptr)});
+  return x.dump();
+}
+
+std::string openapi_v1_document() {
+  json x;
+  x["openapi"] = "3.0.0";
+  x["info"] = json{{"title", "Kubernetes"}, {"version", "v1.32.0"}};
+  x["paths"] = json{
+    {"/api/v1/namespaces/{namespace}/configmaps/{name}",
+     patch_path("ConfigMap")},
+    {"/api/v1/namespaces/{namespace}/secrets/{name}", patch_path("Secret")}};
+  return x.dump();
+}
+
+std::string openapi_index_document() {
+  json x;
+  x["paths"] = json{
+    {"api/v1",
+     {{"serverRelativeURL",
+       "/openapi/v3/api/v1?hash=" + hash_of(openapi_v1_document())}}}};
   return x.dump();
 }
 

@@ -148,6 +148,10 @@ private:
         return json_reply(api_groups_document());
       case route_kind::api_resources:
         return json_reply(api_resources_document());
+      case route_kind::openapi_index:
+        return json_reply(openapi_index_document());
+      case route_kind::openapi_v1:
+        return json_reply(openapi_v1_document());
       case route_kind::failure:
         return reply(r.failure.code, "application/json", r.failure.body,
                      keep);

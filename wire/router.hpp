@@ -2,7 +2,8 @@
 // description of the API request out. No I/O; the HTTP server acts on the
 // result, and tests check it alone.
 //
-// Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1, and for
+// Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1,
+// /openapi/v3, /openapi/v3/api/v1, and for
 // v1 secrets and configmaps /api/v1/namespaces/NS/RES (GET list or watch,
 // POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, DELETE) and
 // /api/v1/RES (GET list or watch in all namespaces). Query parameters taken:
@@ -32,6 +33,8 @@ enum class route_kind : std::uint8_t {
   api_versions,
   api_groups,
   api_resources,
+  openapi_index,
+  openapi_v1,
   get,
   list,
   watch,
