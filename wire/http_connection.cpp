@@ -1,7 +1,7 @@
 // One HTTP/1.1 connection of the HTTP front (Boost.Beast): bounded requests
 // read in order, answered with Status bodies or the API server actor's
-// replies, and watches streamed as chunked NDJSON. The only file of podref
-// that includes Beast.
+// replies, and watches streamed as chunked NDJSON. The only file of the
+// library that includes Beast.
 #include "podref/wire/detail/http_core.hpp"
 
 #include <deque>
