@@ -334,3 +334,31 @@ TEST_CASE("a label-selected watch sees objects enter and leave the selection") {
     types.push_back(json::parse(w.body.substr(start, nl - start))["type"]);
   CHECK(types == std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"});
 }
+
+TEST_CASE("a restarted API server ends open watches; later requests reach "
+          "the new one") {
+  server_fixture s;
+  client c{s.port()};
+  for (auto name : {"a", "b"})
+    REQUIRE(c.call(http::verb::post, "/api/v1/namespaces/ns1/secrets",
+                   secret_body(name))
+              .status
+            == 201);
+  client watcher{s.port()};
+  watcher.send(http::verb::get, "/api/v1/secrets?resourceVersion=1&watch=true");
+  http::response_parser<http::string_body> parser;
+  http::read_header(watcher.stream, watcher.buffer, parser);
+  REQUIRE(parser.get().result_int() == 200);
+  REQUIRE(s.api.restart());
+  http::read(watcher.stream, watcher.buffer, parser);
+  CHECK(parser.is_done());
+  auto got = c.call(http::verb::get, "/api/v1/namespaces/ns1/secrets/a");
+  CHECK(got.status == 200);
+  // The new server has no history: the old version is expired.
+  client again{s.port()};
+  auto w = again.call(http::verb::get,
+                      "/api/v1/secrets?resourceVersion=1&timeoutSeconds=5&"
+                      "watch=true");
+  CHECK(json::parse(w.body.substr(0, w.body.find('\n')))["object"]["code"]
+        == 410);
+}
