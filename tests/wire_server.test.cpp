@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <initializer_list>
 #include <string>
 
 #include <boost/asio/connect.hpp>
@@ -95,6 +96,9 @@ struct server_fixture {
   }
 };
 
+/// Creates Secrets `names` in ns1 (versions 1, 2, ...).
+void create_secrets(client& c, std::initializer_list<const char*> names);
+
 std::string secret_body(const std::string& name, const std::string& rv = {}) {
   json x{{"apiVersion", "v1"},
          {"kind", "Secret"},
@@ -103,6 +107,14 @@ std::string secret_body(const std::string& name, const std::string& rv = {}) {
   if (!rv.empty())
     x["metadata"]["resourceVersion"] = rv;
   return x.dump();
+}
+
+void create_secrets(client& c, std::initializer_list<const char*> names) {
+  for (auto name : names)
+    REQUIRE(c.call(http::verb::post, "/api/v1/namespaces/ns1/secrets",
+                   secret_body(name))
+              .status
+            == 201);
 }
 
 } // namespace
@@ -214,11 +226,7 @@ TEST_CASE("a live watch gets each write as it happens") {
 TEST_CASE("a watch from an expired version gets 200 and one ERROR 410") {
   server_fixture s;
   client c{s.port()};
-  for (auto name : {"a", "b"})
-    REQUIRE(c.call(http::verb::post, "/api/v1/namespaces/ns1/secrets",
-                   secret_body(name))
-              .status
-            == 201);
+  create_secrets(c, {"a", "b"});
   s.api.expire_history();
   auto w = c.call(http::verb::get,
                   "/api/v1/namespaces/ns1/secrets?fieldSelector=metadata.name"
@@ -339,11 +347,7 @@ TEST_CASE("a restarted API server ends open watches; later requests reach "
           "the new one") {
   server_fixture s;
   client c{s.port()};
-  for (auto name : {"a", "b"})
-    REQUIRE(c.call(http::verb::post, "/api/v1/namespaces/ns1/secrets",
-                   secret_body(name))
-              .status
-            == 201);
+  create_secrets(c, {"a", "b"});
   client watcher{s.port()};
   watcher.send(http::verb::get, "/api/v1/secrets?resourceVersion=1&watch=true");
   http::response_parser<http::string_body> parser;
