@@ -10,16 +10,8 @@
 
 namespace podref::detail {
 
-/// The limit that bounds a list.
-enum class list_bound {
-  none,
-  objects,
-  containers,
-  env,
-  env_from,
-  volumes,
-  image_pull_secrets,
-};
+/// The limit that bounds a list, or none.
+using list_bound = std::size_t manifest_limits::*;
 
 struct kept_shape {
   using member_list = std::vector<std::pair<std::string_view, const kept_shape*>>;
@@ -29,7 +21,7 @@ struct kept_shape {
   const kept_shape* any_member = nullptr;
   /// The shape of a list's elements.
   const kept_shape* element = nullptr;
-  list_bound bound = list_bound::none;
+  list_bound bound = nullptr;
   /// A document or List item: its `kind` decides what it keeps.
   bool document = false;
 };
@@ -73,17 +65,17 @@ struct shape_table {
                               {"resourceFieldRef", &leaf}};
     leaves(env_var, {"name", "value"});
     env_var.members.emplace_back("valueFrom", &env_var_source);
-    env_list = list_of(env_var, list_bound::env);
+    env_list = list_of(env_var, &manifest_limits::max_env);
     leaves(env_from, {"prefix"});
     env_from.members.emplace_back("secretRef", &env_source_ref);
     env_from.members.emplace_back("configMapRef", &env_source_ref);
-    env_from_list = list_of(env_from, list_bound::env_from);
+    env_from_list = list_of(env_from, &manifest_limits::max_env_from);
     leaves(container, {"name", "image"});
     container.members.emplace_back("env", &env_list);
     container.members.emplace_back("envFrom", &env_from_list);
-    containers = list_of(container, list_bound::containers);
+    containers = list_of(container, &manifest_limits::max_containers);
     volume_shapes();
-    local_refs = list_of(local_ref, list_bound::image_pull_secrets);
+    local_refs = list_of(local_ref, &manifest_limits::max_image_pull_secrets);
     pod_spec.members = {{"imagePullSecrets", &local_refs},
                         {"initContainers", &containers},
                         {"containers", &containers},
@@ -94,7 +86,7 @@ struct shape_table {
 
   void volume_shapes() {
     leaves(key_to_path, {"key", "path"});
-    key_to_paths = list_of(key_to_path, list_bound::none);
+    key_to_paths = list_of(key_to_path, nullptr);
     leaves(secret_volume, {"secretName", "optional"});
     secret_volume.members.emplace_back("items", &key_to_paths);
     leaves(config_map_volume, {"name", "optional"});
@@ -104,7 +96,7 @@ struct shape_table {
                         "clusterTrustBundle", "podCertificate"});
     projection.members.emplace_back("secret", &projection_ref);
     projection.members.emplace_back("configMap", &projection_ref);
-    projections = list_of(projection, list_bound::none);
+    projections = list_of(projection, nullptr);
     projected.members.emplace_back("sources", &projections);
     leaves(azure_file, {"secretName", "shareName"});
     secret_ref_volume.members.emplace_back("secretRef", &local_ref);
@@ -124,7 +116,7 @@ struct shape_table {
        {"secret", &secret_volume}, {"scaleIO", &secret_ref_volume},
        {"iscsi", &secret_ref_volume}, {"storageos", &secret_ref_volume},
        {"csi", &csi}, {"configMap", &config_map_volume}});
-    volumes = list_of(volume, list_bound::volumes);
+    volumes = list_of(volume, &manifest_limits::max_volumes);
   }
 
   /// Until its kind is known a document keeps what any decoded kind reads:
@@ -141,7 +133,7 @@ struct shape_table {
     leaves(metadata, {"namespace", "name", "uid", "resourceVersion"});
     metadata.members.emplace_back("labels", &strings);
     metadata.members.emplace_back("annotations", &strings);
-    items = list_of(document, list_bound::objects);
+    items = list_of(document, &manifest_limits::max_objects);
     document.document = true;
     leaves(document, {"kind", "type", "immutable"});
     document.members.insert(
@@ -170,30 +162,9 @@ const kept_shape* member_shape(const kept_shape& s,
 /// The entries of a list worth keeping: one past its limit.
 std::size_t kept_elements(const kept_shape& s,
                           const manifest_limits& limits) noexcept {
-  auto max = std::numeric_limits<std::size_t>::max();
-  switch (s.bound) {
-    case list_bound::none:
-      return max;
-    case list_bound::objects:
-      max = limits.max_objects;
-      break;
-    case list_bound::containers:
-      max = limits.max_containers;
-      break;
-    case list_bound::env:
-      max = limits.max_env;
-      break;
-    case list_bound::env_from:
-      max = limits.max_env_from;
-      break;
-    case list_bound::volumes:
-      max = limits.max_volumes;
-      break;
-    case list_bound::image_pull_secrets:
-      max = limits.max_image_pull_secrets;
-      break;
-  }
-  return max == std::numeric_limits<std::size_t>::max() ? max : max + 1;
+  constexpr auto no_limit = std::numeric_limits<std::size_t>::max();
+  auto max = s.bound == nullptr ? no_limit : limits.*s.bound;
+  return max == no_limit ? max : max + 1;
 }
 
 /// The shape of the next value in `parent`, or nullptr when it is not kept.
