@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "podref/manifest/detail/kept_shape.hpp"
+
 namespace podref::detail {
 
 namespace {
@@ -68,12 +70,14 @@ std::string parser_message(const json::exception& e) {
   return std::string{what};
 }
 
-/// A SAX handler that builds the DOM, as nlohmann's own does, and turns
-/// parse errors into input_errors that carry the line in the whole text.
+/// A SAX handler that builds the parts of a document the decoders read
+/// (kept_shape.hpp), and turns parse errors into input_errors that carry the
+/// line in the whole text.
 class dom_builder final : public nlohmann::json_sax<json> {
 public:
-  dom_builder(std::string_view text, std::size_t offset)
-    : text_(text), offset_(offset) {
+  dom_builder(std::string_view text, std::size_t offset,
+              const manifest_limits& limits)
+    : text_(text), offset_(offset), limits_(limits) {
     // nop
   }
 
@@ -117,7 +121,7 @@ public:
   }
 
   bool start_object(std::size_t) override {
-    stack_.push_back(add(json::object()));
+    open(json::object());
     return true;
   }
 
@@ -132,7 +136,7 @@ public:
   }
 
   bool start_array(std::size_t) override {
-    stack_.push_back(add(json::array()));
+    open(json::array());
     return true;
   }
 
@@ -149,19 +153,61 @@ public:
   }
 
 private:
-  /// Stores `value` where the parser is and returns its address. Pointers
-  /// on the stack stay valid: a container only grows while it is the
-  /// innermost open one.
+  /// An open map or list; `value` is null when nothing of it is kept.
+  struct frame {
+    json* value;
+    keep kept;
+  };
+
+  void open(json empty) {
+    if (stack_.empty()) {
+      root_ = std::move(empty);
+      stack_.push_back(frame{&root_, keep_document(false)});
+      return;
+    }
+    auto& parent = stack_.back();
+    if (parent.value == nullptr
+        || !keeps_next(parent.kept, parent.value->is_array(), key_,
+                       limits_)) {
+      skip(parent);
+      stack_.push_back(frame{nullptr, {}});
+      return;
+    }
+    auto kept = keep_child(parent.kept, parent.value->is_array(), key_,
+                           false, limits_);
+    // Pointers on the stack stay valid: a container only grows while it is
+    // the innermost open one.
+    auto* slot = add(std::move(empty));
+    stack_.push_back(frame{slot, kept});
+  }
+
+  /// Counts a list element that is not kept.
+  static void skip(frame& parent) noexcept {
+    if (parent.value != nullptr && parent.value->is_array())
+      ++parent.kept.elements;
+  }
+
+  /// Stores `value` where the parser is, if it is kept, and returns its
+  /// address (nullptr when it is not kept).
   json* add(json value) {
     if (stack_.empty()) {
       root_ = std::move(value);
       return &root_;
     }
-    auto& parent = *stack_.back();
+    auto& f = stack_.back();
+    if (f.value == nullptr)
+      return nullptr;
+    auto& parent = *f.value;
+    if (!keeps_next(f.kept, parent.is_array(), key_, limits_)) {
+      skip(f);
+      return nullptr;
+    }
     if (parent.is_array()) {
+      ++f.kept.elements;
       parent.push_back(std::move(value));
       return &parent.back();
     }
+    on_member(f.kept, parent, key_, value, line_at(text_, offset_));
     auto& slot = parent[key_]; // a repeated key: the last wins
     slot = std::move(value);
     return &slot;
@@ -169,8 +215,9 @@ private:
 
   std::string_view text_;
   std::size_t offset_;
+  const manifest_limits& limits_;
   json root_;
-  std::vector<json*> stack_;
+  std::vector<frame> stack_;
   std::string key_;
 };
 
@@ -194,7 +241,7 @@ void for_each_json_document(std::string_view text,
     if (end - pos > limits.max_document_bytes)
       throw input_error(line_at(text, pos),
                         document_over_limit(limits.max_document_bytes));
-    dom_builder builder{text, pos};
+    dom_builder builder{text, pos, limits};
     auto value = text.substr(pos, end - pos);
     json::sax_parse(value.begin(), value.end(), &builder);
     on_document(index, builder.take());

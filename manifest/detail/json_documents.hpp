@@ -10,7 +10,7 @@
 namespace podref::detail {
 
 /// Parses every top-level JSON value of `text` and hands each to
-/// `on_document` in order. A pre-scan rejects nesting deeper than
+/// `on_document` in order, holding only what kept_shape.hpp keeps. A pre-scan rejects nesting deeper than
 /// `limits.max_depth`, and documents larger than `limits.max_document_bytes`
 /// (at the line where they start), before any value is built. Throws input_error with the
 /// line of the problem; parser messages are nlohmann's, without its own

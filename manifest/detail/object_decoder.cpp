@@ -10,44 +10,16 @@
 
 #include "podref/messages/validation.hpp"
 #include "podref/manifest/detail/base64.hpp"
+#include "podref/manifest/detail/kinds.hpp"
 #include "podref/manifest/detail/pod_spec_decoder.hpp"
 
 namespace podref::detail {
 
 namespace {
 
-// -- kinds --------------------------------------------------------------------
+// -- fields -------------------------------------------------------------------
 
 constexpr std::string_view default_namespace = "default";
-
-/// Workload kinds whose pod template sits at spec.template.
-constexpr std::array<std::string_view, 6> template_kinds = {
-  "Deployment", "StatefulSet", "DaemonSet",
-  "ReplicaSet", "ReplicationController", "Job",
-};
-
-bool is_template_kind(std::string_view kind) {
-  return std::find(template_kinds.begin(), template_kinds.end(), kind)
-         != template_kinds.end();
-}
-
-bool is_decoded_kind(std::string_view kind) {
-  return kind == "Pod" || kind == "CronJob" || kind == "Secret"
-         || kind == "ConfigMap" || kind == "Node" || is_template_kind(kind);
-}
-
-/// The item kind of a typed list of a decoded kind, such as PodList (as the
-/// API server returns it, with items that carry no kind); "" otherwise.
-std::string_view typed_list_item_kind(std::string_view kind) {
-  constexpr std::string_view suffix = "List";
-  if (kind.size() <= suffix.size()
-      || kind.substr(kind.size() - suffix.size()) != suffix)
-    return {};
-  auto item = kind.substr(0, kind.size() - suffix.size());
-  return is_decoded_kind(item) ? item : std::string_view{};
-}
-
-// -- fields -------------------------------------------------------------------
 
 /// resourceVersion is a string in the API; a YAML author may write a bare
 /// integer, which is kept as its decimal text.

@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "podref/manifest/detail/json_fields.hpp"
+#include "podref/manifest/detail/kept_shape.hpp"
 #include "podref/manifest/detail/yaml_scalar.hpp"
 #include "podref/manifest/detail/yaml_syntax_hint.hpp"
 #include "podref/messages/quoted_part.hpp"
@@ -100,7 +101,10 @@ public:
     check_size(mark, 0);
     check_depth(mark, stack_.size() + size.height);
     charge_copy(mark, size.values);
-    add(mark, YAML::NullAnchor, json(i->second.value), size, false);
+    // A copy only where it is kept: elsewhere its type does for the checks.
+    const auto& value = i->second.value;
+    add(mark, YAML::NullAnchor, keeps_next_value() ? json(value) : like(value),
+        size, false);
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag,
@@ -145,12 +149,54 @@ private:
     bool merging = false;
     /// Maps to merge in at the end, earlier ones first.
     std::vector<json> merges;
+    /// What it keeps of its contents.
+    keep kept;
   };
 
   struct anchored {
     json value;
     value_size size;
   };
+
+  /// An empty map or list for a map or list, else a copy of `value`.
+  static json like(const json& value) {
+    if (value.is_object())
+      return json::object();
+    if (value.is_array())
+      return json::array();
+    return value;
+  }
+
+  /// Whether the next value is stored where the parser is (a key is).
+  bool keeps_next_value() const noexcept {
+    if (stack_.empty())
+      return true;
+    const auto& f = stack_.back();
+    if (f.merging || expects_key())
+      return true;
+    bool list = f.value.is_array();
+    return keeps_next(f.kept, list, list ? std::string_view{} : *f.key,
+                      limits_);
+  }
+
+  /// What a map or list opened where the parser is keeps.
+  keep keep_opened(YAML::anchor_t anchor, bool list) const noexcept {
+    bool anchored = anchor != YAML::NullAnchor;
+    if (stack_.empty())
+      return keep_document(anchored);
+    const auto& f = stack_.back();
+    if (f.merging) {
+      auto out = keep_merge(f.kept, list);
+      out.all = out.all || anchored;
+      return out;
+    }
+    if (expects_key())
+      return keep{}; // a map or list as a key, which add() rejects
+    bool in_list = f.value.is_array();
+    return keep_child(f.kept, in_list,
+                      in_list ? std::string_view{} : *f.key, anchored,
+                      limits_);
+  }
 
   bool expects_key() const noexcept {
     return !stack_.empty() && stack_.back().value.is_object()
@@ -190,8 +236,10 @@ private:
   void open(const YAML::Mark& mark, YAML::anchor_t anchor, json value) {
     check_size(mark, 0);
     check_depth(mark, stack_.size() + 1);
+    auto kept = keep_opened(anchor, value.is_array());
     stack_.push_back(frame{std::move(value), mark, anchor,
-                           value_size{1, 1}, std::nullopt, false, {}});
+                           value_size{1, 1}, std::nullopt, false, {},
+                           kept});
   }
 
   void close() {
@@ -199,9 +247,10 @@ private:
     stack_.pop_back();
     // Merged keys never replace keys of the map itself or of an earlier
     // merged map.
-    for (auto& source : f.merges)
-      for (auto& [key, value] : source.items())
-        f.value.emplace(key, std::move(value));
+    if (f.kept.all || f.kept.shape != nullptr)
+      for (auto& source : f.merges)
+        for (auto& [key, value] : source.items())
+          f.value.emplace(key, std::move(value));
     add(f.mark, f.anchor, std::move(f.value), f.size, false);
   }
 
@@ -219,7 +268,9 @@ private:
     f.size.values += size.values;
     f.size.height = std::max(f.size.height, size.height + 1);
     if (f.value.is_array()) {
-      f.value.push_back(std::move(value));
+      if (keeps_next(f.kept, true, {}, limits_))
+        f.value.push_back(std::move(value));
+      ++f.kept.elements;
       return;
     }
     if (!f.key) {
@@ -231,10 +282,14 @@ private:
       f.merging = merge_key;
       return;
     }
-    if (f.merging)
+    if (f.merging) {
       add_merge(f, mark, std::move(value));
-    else
+    } else if (keeps_next(f.kept, false, *f.key, limits_)) {
+      on_member(f.kept, f.value, *f.key, value, line_of(mark));
+      if (f.kept.skipped_kind)
+        f.merges.clear();
       f.value[*f.key] = std::move(value); // a repeated key: the last wins
+    }
     f.key.reset();
     f.merging = false;
   }

@@ -19,7 +19,8 @@
 namespace podref::detail {
 
 /// Parses every document of `text` (YAML) and hands each to `on_document`
-/// as soon as it is complete. Throws input_error for syntax errors (with
+/// as soon as it is complete, holding only what kept_shape.hpp keeps
+/// (anchored values whole, since aliases may copy them anywhere). Throws input_error for syntax errors (with
 /// yaml_syntax_hint's text where it names the cause better), for
 /// nesting deeper than `limits.max_depth` (checked while parsing, so
 /// yaml-cpp's recursive parser never goes deeper), for anchors and aliases
