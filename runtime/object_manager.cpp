@@ -32,13 +32,6 @@ namespace {
 /// more (a threaded runtime would then wait for ever).
 constexpr std::chrono::seconds no_wait_budget{60};
 
-/// Back-pressure makes a caller wait for the manager's progress; on the
-/// deterministic scheduler the caller is the only one who could make it, so
-/// its calls never wait (nor yield).
-std::size_t unless_deterministic(caf::actor_system& sys, std::size_t n) {
-  return detail::is_deterministic(sys) ? 0 : n;
-}
-
 error_info nothing_left_error() {
   return {errc::unavailable,
           "no answer: nothing is left to run on the deterministic runtime"};
@@ -48,6 +41,9 @@ error_info nothing_left_error() {
 
 struct object_manager::impl {
   caf::actor_system& sys;
+  /// CAF's deterministic scheduler (detail/drive.hpp): no back-pressure,
+  /// no coalescing, and blocking calls drive the engine.
+  const bool deterministic;
   resource res;
   manager_options opts;
   detail::read_side_ptr rs = std::make_shared<detail::read_side>();
@@ -69,12 +65,16 @@ struct object_manager::impl {
   impl(caf::actor_system& sys, const caf::actor& src, resource res,
        const manager_options& opts, std::function<caf::actor()> resolve = {})
     : sys(sys),
+      deterministic(detail::is_deterministic(sys)),
       res(res),
       opts(opts),
       pending_jobs(detail::pending_jobs_of(sys)),
+      // Back-pressure makes a caller wait for the manager's progress; on the
+      // deterministic scheduler the caller is the only one who could make
+      // it, so its calls never wait (nor yield).
       inbox(std::make_shared<detail::command_inbox>(
-        unless_deterministic(sys, opts.max_unapplied), 0,
-        unless_deterministic(sys, opts.yield_above))),
+        deterministic ? 0 : opts.max_unapplied, 0,
+        deterministic ? 0 : opts.yield_above)),
       source(caf::actor_cast<object_source_actor>(src)),
       resolve(std::move(resolve)) {
     manager_config cfg;
@@ -90,8 +90,7 @@ struct object_manager::impl {
     // Coalescing trades a few microseconds for bigger batches under real
     // load; on the deterministic scheduler it would only hide a timer
     // between a registration and run_until_idle().
-    cfg.coalesce = detail::is_deterministic(sys) ? std::chrono::nanoseconds{0}
-                                                 : opts.coalesce;
+    cfg.coalesce = deterministic ? std::chrono::nanoseconds{0} : opts.coalesce;
     static_cast<engine_settings&>(cfg) = opts;
     cfg.max_idle = engine_settings::idle_sync_periods * opts.sync_frequency;
     mgr = sys.spawn(manager, std::move(cfg));
@@ -116,6 +115,26 @@ struct object_manager::impl {
   bool reply_coming(caf::scoped_actor& self, caf::timespan budget) {
     return detail::drive_until(
       sys, [&] { return !self->mailbox().empty(); }, budget);
+  }
+
+  /// One blocking request to the manager, counted as in flight (shutdown
+  /// waits for those); nullopt when none can be answered (shut down, or
+  /// nothing left to run on the deterministic scheduler).
+  template <class T, class... Ts>
+  std::optional<result<T>> ask_manager(Ts&&... xs) {
+    in_flight.fetch_add(1, std::memory_order_acq_rel);
+    std::optional<result<T>> res;
+    if (!closing.load(std::memory_order_acquire)) {
+      caf::scoped_actor self{sys};
+      auto reply = self->request(mgr, caf::infinite, std::forward<Ts>(xs)...);
+      if (reply_coming(self, no_wait_budget))
+        reply.receive([&](T& x) { res.emplace(std::move(x)); },
+                      [&](caf::error& err) {
+                        res.emplace(from_caf_error(err, shut_down_error()));
+                      });
+    }
+    in_flight.fetch_sub(1, std::memory_order_acq_rel);
+    return res;
   }
 
   /// Get keeps no bookkeeping (upstream's simple managers): its callers
@@ -375,17 +394,8 @@ result<void> object_manager::unregister_pod_and_wait(const pod& p) {
 }
 
 bool object_manager::sync() {
-  auto& d = *impl_;
-  d.in_flight.fetch_add(1, std::memory_order_acq_rel);
-  bool ok = false;
-  if (!d.closing.load(std::memory_order_acquire)) {
-    caf::scoped_actor self{d.sys};
-    auto reply = self->request(d.mgr, caf::infinite, sync_atom::value);
-    if (d.reply_coming(self, no_wait_budget))
-      reply.receive([&](caf::ok_atom) { ok = true; }, [](caf::error&) {});
-  }
-  d.in_flight.fetch_sub(1, std::memory_order_acq_rel);
-  return ok;
+  auto ok = impl_->ask_manager<caf::ok_atom>(sync_atom::value);
+  return ok && *ok;
 }
 
 result<api_object> object_manager::get(const std::string& ns,
@@ -410,23 +420,10 @@ result<api_object> object_manager::get(const std::string& ns,
 
 result<object_status> object_manager::status(const std::string& ns,
                                              const std::string& name) const {
-  auto& d = *impl_;
-  if (d.closing.load(std::memory_order_acquire))
+  auto res = impl_->ask_manager<object_status>(inspect_atom::value, ns, name);
+  if (!res)
     return shut_down_error();
-  d.in_flight.fetch_add(1, std::memory_order_acq_rel);
-  result<object_status> res{shut_down_error()};
-  {
-    caf::scoped_actor self{d.sys};
-    auto reply = self->request(d.mgr, caf::infinite, inspect_atom::value, ns,
-                               name);
-    if (d.reply_coming(self, no_wait_budget))
-      reply.receive([&](object_status& x) { res = std::move(x); },
-                    [&](caf::error& err) {
-                      res = from_caf_error(err, shut_down_error());
-                    });
-  }
-  d.in_flight.fetch_sub(1, std::memory_order_acq_rel);
-  return res;
+  return std::move(*res);
 }
 
 manager_stats object_manager::stats() const {
@@ -470,7 +467,7 @@ bool object_manager::wait_quiescent(std::chrono::milliseconds timeout) {
                                            - load(c.reflectors_stopped));
     return alive == load(c.referenced_objects) && load(c.busy) == 0;
   };
-  if (detail::is_deterministic(impl_->sys))
+  if (impl_->deterministic)
     return detail::drive_until(
       impl_->sys,
       [&] {
