@@ -5,6 +5,7 @@
 #include "podref/wire/detail/http_core.hpp"
 
 #include <deque>
+#include <tuple>
 #include <utility>
 
 #include <boost/asio/bind_executor.hpp>
@@ -74,10 +75,16 @@ constexpr const char* watch_head = "HTTP/1.1 200 OK\r\n"
 class http_connection
   : public std::enable_shared_from_this<http_connection> {
 public:
-  http_connection(tcp::socket socket, std::shared_ptr<http_server::impl> core)
-    : stream_(std::move(socket)), core_(std::move(core)),
+  http_connection(tcp::socket socket, http_server::impl* core)
+    : stream_(std::move(socket)), core_(core),
       timer_(stream_.get_executor()) {
     // nop
+  }
+
+  // Destroyed without close_now() only when the I/O context goes first.
+  ~http_connection() {
+    if (session_)
+      session_->cancel();
   }
 
   void start() {
@@ -92,6 +99,23 @@ public:
   }
 
 private:
+  /// A callable for CAF threads: runs `f` on this connection's strand if
+  /// the connection and the server's gate are still there, else drops it.
+  template <class F>
+  auto from_outside(F f) {
+    return [gate = core_->gate, weak = weak_from_this(),
+            strand = stream_.get_executor(), f = std::move(f)](auto... xs) {
+      std::lock_guard<std::mutex> guard{gate->mtx};
+      if (!gate->open)
+        return;
+      if (auto self = weak.lock())
+        net::post(strand, [self = std::move(self), f,
+                           args = std::make_tuple(std::move(xs)...)]() mutable {
+          std::apply([&](auto&... ys) { f(*self, std::move(ys)...); }, args);
+        });
+    };
+  }
+
   void read_request() {
     if (closed_)
       return;
@@ -173,16 +197,12 @@ private:
     call.r = std::move(r);
     if (call.r.kind == route_kind::watch)
       return start_watch(std::move(call));
-    auto self = shared_from_this();
     call_api(*core_->sys, core_->source(), std::move(call),
-                     core_->options.api_timeout,
-                     [self, keep](http_reply rep) {
-                       net::post(self->stream_.get_executor(),
-                                 [self, keep, rep = std::move(rep)]() mutable {
-                                   self->reply(rep.status, rep.content_type,
-                                               std::move(rep.body), keep);
-                                 });
-                     });
+             core_->options.api_timeout,
+             from_outside([keep](http_connection& c, http_reply rep) {
+               c.reply(rep.status, rep.content_type, std::move(rep.body),
+                       keep);
+             }));
   }
 
   void reply(int status, std::string content_type, std::string body,
@@ -218,16 +238,11 @@ private:
     queue_.emplace_back(watch_head);
     write_next();
     auto self = shared_from_this();
-    auto strand = stream_.get_executor();
     watch_callbacks cb;
-    cb.on_line = [self, strand](std::string line) {
-      net::post(strand, [self, line = std::move(line)]() mutable {
-        self->push_event(std::move(line));
-      });
-    };
-    cb.on_end = [self, strand] {
-      net::post(strand, [self] { self->finish_watch(); });
-    };
+    cb.on_line = from_outside([](http_connection& c, std::string line) {
+      c.push_event(std::move(line));
+    });
+    cb.on_end = from_outside([](http_connection& c) { c.finish_watch(); });
     auto timeout = call.r.timeout_seconds;
     session_ = detail::start_watch(*core_->sys, core_->source(),
                                    std::move(call), std::move(cb));
@@ -310,7 +325,7 @@ private:
   }
 
   beast::tcp_stream stream_;
-  std::shared_ptr<http_server::impl> core_;
+  http_server::impl* core_;
   net::steady_timer timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -326,8 +341,8 @@ private:
 };
 
 std::shared_ptr<http_connection>
-make_connection(tcp::socket socket, std::shared_ptr<http_server::impl> core) {
-  return std::make_shared<http_connection>(std::move(socket), std::move(core));
+make_connection(tcp::socket socket, http_server::impl* core) {
+  return std::make_shared<http_connection>(std::move(socket), core);
 }
 
 void start_connection(const std::shared_ptr<http_connection>& c) {

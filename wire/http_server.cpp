@@ -15,9 +15,9 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 
-void http_server::impl::accept_next(std::shared_ptr<impl> self) {
+void http_server::impl::accept_next() {
   acceptor.async_accept(
-    net::make_strand(ioc), [self](error_code ec, tcp::socket socket) {
+    net::make_strand(ioc), [self = this](error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted || !self->acceptor.is_open())
         return;
       if (!ec) {
@@ -34,7 +34,7 @@ void http_server::impl::accept_next(std::shared_ptr<impl> self) {
           detail::start_connection(c);
         // else: the socket closes as it goes out of scope
       }
-      self->accept_next(self);
+      self->accept_next();
     });
 }
 
@@ -58,7 +58,7 @@ http_server::start(caf::actor_system& sys, source_function source,
                       "cannot listen on " + options.address
                         + ": TLS and credentials are required beyond "
                           "loopback"};
-  auto x = std::make_shared<impl>();
+  auto x = std::make_unique<impl>();
   x->sys = &sys;
   x->source = std::move(source);
   x->options = options;
@@ -78,14 +78,14 @@ http_server::start(caf::actor_system& sys, source_function source,
   x->port = x->acceptor.local_endpoint().port();
   x->host = addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string();
   x->work.emplace(x->ioc.get_executor());
-  x->accept_next(x);
+  x->accept_next();
   auto n = options.io_threads == 0 ? 1 : options.io_threads;
   for (std::size_t i = 0; i < n; ++i)
     x->threads.emplace_back([core = x.get()] { core->ioc.run(); });
   return std::unique_ptr<http_server>{new http_server{std::move(x)}};
 }
 
-http_server::http_server(std::shared_ptr<impl> x) : impl_(std::move(x)) {
+http_server::http_server(std::unique_ptr<impl> x) : impl_(std::move(x)) {
   // nop
 }
 
@@ -112,7 +112,7 @@ void http_server::stop() {
     x.stopping = true;
     open.assign(x.live.begin(), x.live.end());
   }
-  net::post(x.acceptor.get_executor(), [core = impl_] {
+  net::post(x.acceptor.get_executor(), [core = impl_.get()] {
     error_code ignored;
     core->acceptor.close(ignored);
   });
@@ -124,6 +124,10 @@ void http_server::stop() {
     std::unique_lock<std::mutex> guard{x.mtx};
     x.cv.wait_for(guard, std::chrono::seconds(5),
                   [&] { return x.live.empty(); });
+  }
+  {
+    std::lock_guard<std::mutex> guard{x.gate->mtx};
+    x.gate->open = false;
   }
   x.work.reset();
   x.ioc.stop();

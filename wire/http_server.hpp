@@ -87,9 +87,9 @@ public:
   struct impl;
 
 private:
-  explicit http_server(std::shared_ptr<impl> x);
-  // Shared with the connections, which outlive a stop by a little.
-  std::shared_ptr<impl> impl_;
+  explicit http_server(std::unique_ptr<impl> x);
+  // Owns the I/O context, and with it every connection (see http_core.hpp).
+  std::unique_ptr<impl> impl_;
 };
 
 } // namespace podref::wire

@@ -30,8 +30,16 @@ class http_connection;
 /// Starts serving an accepted socket; the connection registers itself with
 /// `core` and unregisters when it closes.
 std::shared_ptr<http_connection>
-make_connection(boost::asio::ip::tcp::socket socket,
-                std::shared_ptr<http_server::impl> core);
+make_connection(boost::asio::ip::tcp::socket socket, http_server::impl* core);
+
+/// The way in for threads outside the I/O context (CAF's): work is posted
+/// to a connection's strand only while the gate is open. stop() closes it
+/// before the I/O context goes, so no handler is queued after that and no
+/// outside thread keeps a connection (and its socket) past its context.
+struct io_gate {
+  std::mutex mtx;
+  bool open = true; // guarded by mtx
+};
 
 void start_connection(const std::shared_ptr<http_connection>& c);
 
@@ -40,8 +48,9 @@ void shut_connection(const std::shared_ptr<http_connection>& c);
 
 } // namespace detail
 
-/// What the listener and its connections share. Connections hold it by
-/// shared_ptr, so the io_context outlives every socket.
+/// What the listener and its connections share. The server owns it alone;
+/// connections live only in handlers of `ioc` and in `live`, so they never
+/// outlive it (destroying `ioc` destroys the handlers still queued).
 struct http_server::impl {
   caf::actor_system* sys = nullptr;
   source_function source;
@@ -54,13 +63,14 @@ struct http_server::impl {
   std::string host; // as written in URLs
   std::uint16_t port = 0;
   std::atomic<std::size_t> watches{0};
+  std::shared_ptr<detail::io_gate> gate = std::make_shared<detail::io_gate>();
   std::mutex mtx;
   std::condition_variable cv;
   std::set<std::shared_ptr<detail::http_connection>> live; // guarded by mtx
   bool stopping = false;                      // guarded by mtx
   bool stopped = false;
 
-  void accept_next(std::shared_ptr<impl> self);
+  void accept_next();
   void forget(const std::shared_ptr<detail::http_connection>& c);
 };
 
