@@ -79,11 +79,13 @@ std::optional<std::uint64_t> parse_version(const std::string& text) {
   return result;
 }
 
-/// Logs a read, then consumes one injected fault of its verb, if any. The
-/// order matters: a failed call still counts, as with client-go's fake.
+} // namespace
+
+namespace detail {
+
 caf::error record(server_pointer self, source_verb verb, resource res,
                   const std::string& ns, const std::string& name,
-                  const std::string& rv = {}) {
+                  const std::string& rv) {
   auto& st = self->state;
   if (auto cap = st.action_log_capacity; cap != 0 && st.actions.size() >= cap) {
     auto half = static_cast<std::ptrdiff_t>(cap / 2);
@@ -102,6 +104,12 @@ caf::error record(server_pointer self, source_verb verb, resource res,
     st.faults.erase(i);
   return err;
 }
+
+} // namespace detail
+
+namespace {
+
+using detail::record;
 
 list_result list_now(const state_type& st, resource res, const std::string& ns,
                      const std::string& name) {
@@ -157,51 +165,6 @@ void release_list(server_pointer self, std::uint64_t id) {
     held.promise.deliver(std::move(held.failure));
   else
     held.promise.deliver(list_now(st, held.res, held.ns, held.name));
-}
-
-/// Opens a watch after its checks passed. The reply goes out first, then
-/// the catch-up events, so a requester that watches itself sees the id
-/// before the events.
-caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
-                                 std::uint64_t from_rv,
-                                 const watcher_actor& watcher) {
-  auto& st = self->state;
-  auto id = st.next_watch_id++;
-  auto& w = st.watches[id];
-  auto& by_key = *st.watches_by_key.try_emplace(key).first;
-  w.key = &by_key.first;
-  w.watcher = watcher;
-  w.after = from_rv;
-  by_key.second.push_back(id); // ids grow: stays sorted
-  auto& ids = st.watchers[watcher.address()];
-  if (ids.empty())
-    self->monitor(watcher);
-  ids.push_back(id);
-  auto promise = self->make_response_promise<watch_id>();
-  promise.deliver(id);
-  if (from_rv == 0) {
-    // Start now: the current state, as the API server's watch cache does.
-    auto i = st.store->objects.find(key);
-    if (i != st.store->objects.end())
-      send_event(self, id, w,
-                 watch_event{watch_event_type::added, i->second,
-                             i->second.resource_version()});
-  } else {
-    auto first = std::upper_bound(
-      st.history.begin(), st.history.end(), from_rv,
-      [](std::uint64_t rv, const state_type::history_entry& x) {
-        return rv < x.event.resource_version;
-      });
-    for (auto i = first; i != st.history.end() && !w.closing; ++i)
-      if (i->key == key)
-        send_event(self, id, w, i->event);
-  }
-  // Live events only from here; covers a from_rv ahead of the server, too.
-  // A watch that closes now is re-opened from the last event it sent.
-  if (!w.closing)
-    w.after = std::max(w.after, st.store->version);
-  end_closing(self);
-  return promise;
 }
 
 /// The state of a new incarnation over `cfg`'s store (or a new one), its
@@ -274,9 +237,19 @@ caf::result<watch_id> watch_object(server_pointer self, resource res,
                                    const std::string& name,
                                    const std::string& from,
                                    const watcher_actor& watcher) {
-  auto& st = self->state;
   if (auto err = record(self, source_verb::watch, res, ns, name))
     return err;
+  return detail::start_watch(self, key_of(res, ns, name), from, watcher);
+}
+
+} // namespace
+
+namespace detail {
+
+caf::result<watch_id> start_watch(server_pointer self, const object_key& key,
+                                  const std::string& from,
+                                  const watcher_actor& watcher) {
+  auto& st = self->state;
   if (!watcher)
     return podref_error(errc::invalid_argument, "a watch needs a watcher");
   auto from_rv = parse_version(from);
@@ -287,12 +260,51 @@ caf::result<watch_id> watch_object(server_pointer self, resource res,
     return podref_error(errc::expired,
                         "too old resource version: " + std::to_string(*from_rv)
                           + " (" + std::to_string(st.compacted) + ")");
-  return open_watch(self, key_of(res, ns, name), *from_rv, watcher);
+  return open_watch(self, key, *from_rv, watcher);
 }
 
-} // namespace
-
-namespace detail {
+caf::result<watch_id> open_watch(server_pointer self, const object_key& key,
+                                 std::uint64_t from_rv,
+                                 const watcher_actor& watcher) {
+  auto& st = self->state;
+  auto id = st.next_watch_id++;
+  auto& w = st.watches[id];
+  auto& by_key = *st.watches_by_key.try_emplace(key).first;
+  w.key = &by_key.first;
+  w.watcher = watcher;
+  w.after = from_rv;
+  by_key.second.push_back(id); // ids grow: stays sorted
+  auto& ids = st.watchers[watcher.address()];
+  if (ids.empty())
+    self->monitor(watcher);
+  ids.push_back(id);
+  auto promise = self->make_response_promise<watch_id>();
+  promise.deliver(id);
+  if (from_rv == 0) {
+    // Start now: the current state, as the API server's watch cache does.
+    auto& objects = st.store->objects;
+    for (auto i = objects.lower_bound(key);
+         i != objects.end() && in_scope(key, i->first) && !w.closing; ++i)
+      send_event(self, id, w,
+                 watch_event{watch_event_type::added, i->second,
+                             i->second.resource_version()});
+  } else {
+    auto first = std::upper_bound(
+      st.history.begin(), st.history.end(), from_rv,
+      [](std::uint64_t rv, const state_type::history_entry& x) {
+        return rv < x.event.resource_version;
+      });
+    for (auto i = first; i != st.history.end() && !w.closing; ++i)
+      if (in_scope(key, i->key))
+        send_event(self, id, w, i->event);
+  }
+  // Live events only from here; covers a from_rv ahead of the server, too.
+  // A watch that closes now is re-opened from the last event it sent.
+  if (!w.closing)
+    w.after = std::max(w.after, st.store->version);
+  end_closing(self);
+  return promise;
+}
 
 void end_closing(memory_api_server_pointer self) {
   auto& st = self->state;
@@ -407,6 +419,18 @@ memory_api_server_actor::behavior_type memory_api_server(
     [self](peek_atom, resource res, const std::string& ns,
            const std::string& name) {
       return detail::peek(self, res, ns, name);
+    },
+    // -- collections and preconditions (memory_api_collections.cpp) ----------
+    [self](list_ns_atom, resource res, const std::string& ns,
+           const std::string& rv) {
+      return detail::list_namespace(self, res, ns, rv);
+    },
+    [self](watch_ns_atom, resource res, const std::string& ns,
+           const std::string& from, const watcher_actor& watcher) {
+      return detail::watch_namespace(self, res, ns, from, watcher);
+    },
+    [self](replace_atom, const api_object& obj) {
+      return detail::replace_object(self, obj);
     },
   };
 }

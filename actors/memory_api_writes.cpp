@@ -52,9 +52,9 @@ caf::error check_input(const api_object& obj) {
   return {};
 }
 
-/// Sends `ev` to the watches of `key` only.
-void fan_out(server_pointer self, const object_key& key,
-             const watch_event& ev) {
+/// Sends `ev` to the watches of exactly `key`.
+void fan_out_to(server_pointer self, const object_key& key,
+                const watch_event& ev) {
   auto& st = self->state;
   auto i = st.watches_by_key.find(key);
   if (i == st.watches_by_key.end())
@@ -65,6 +65,16 @@ void fan_out(server_pointer self, const object_key& key,
         && ev.resource_version > w->second.after)
       send_event(self, id, w->second, ev);
   }
+}
+
+/// Sends `ev` to the watches of its object, of its namespace and of its
+/// resource in all namespaces (see in_scope).
+void fan_out(server_pointer self, const object_key& key,
+             const watch_event& ev) {
+  fan_out_to(self, key, ev);
+  auto res = std::get<0>(key);
+  fan_out_to(self, object_key{res, std::get<1>(key), std::string{}}, ev);
+  fan_out_to(self, object_key{res, std::string{}, std::string{}}, ev);
 }
 
 /// Appends to the bounded history; what falls out moves the compaction
@@ -107,7 +117,7 @@ caf::result<api_object> create_object(server_pointer self,
     return err;
   auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
   if (self->state.store->objects.count(key) != 0)
-    return podref_error(errc::invalid_argument,
+    return podref_error(errc::already_exists,
                         std::string{plural_name(obj.kind())} + " \""
                           + obj.meta().name + "\" already exists");
   return commit(self, key, obj, watch_event_type::added);
@@ -121,6 +131,39 @@ caf::result<api_object> update_object(server_pointer self,
   if (self->state.store->objects.count(key) == 0)
     return make_caf_error(api_not_found_error(obj.kind(), obj.meta().name));
   return commit(self, key, obj, watch_event_type::modified);
+}
+
+caf::result<api_object> replace_object(server_pointer self,
+                                       const api_object& obj) {
+  if (auto err = check_input(obj))
+    return err;
+  auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
+  auto i = self->state.store->objects.find(key);
+  if (i == self->state.store->objects.end())
+    return make_caf_error(api_not_found_error(obj.kind(), obj.meta().name));
+  const auto& stored = i->second.meta();
+  const auto& wanted = obj.meta().resource_version;
+  if (!wanted.empty() && wanted != stored.resource_version)
+    return podref_error(
+      errc::conflict,
+      "Operation cannot be fulfilled on " + std::string{plural_name(obj.kind())}
+        + " \"" + obj.meta().name
+        + "\": the object has been modified; please apply your changes to the"
+          " latest version and try again");
+  auto keep = [&](object_meta& meta) {
+    meta.uid = stored.uid;
+    meta.creation_timestamp = stored.creation_timestamp;
+  };
+  if (auto x = obj.as_secret()) {
+    auto copy = std::make_shared<secret>(*x);
+    keep(copy->metadata);
+    return commit(self, key, secret_ptr{std::move(copy)},
+                  watch_event_type::modified);
+  }
+  auto copy = std::make_shared<config_map>(*obj.as_config_map());
+  keep(copy->metadata);
+  return commit(self, key, config_map_ptr{std::move(copy)},
+                watch_event_type::modified);
 }
 
 caf::result<api_object> apply_object(server_pointer self,

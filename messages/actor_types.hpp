@@ -111,6 +111,9 @@ using obj_watches_atom = caf::atom_constant<caf::atom("obj_w")>;
 using close_k_atom = caf::atom_constant<caf::atom("close_k")>;
 using times_atom = caf::atom_constant<caf::atom("act_times")>;
 using peek_atom = caf::atom_constant<caf::atom("peek")>;
+using list_ns_atom = caf::atom_constant<caf::atom("list_ns")>;
+using watch_ns_atom = caf::atom_constant<caf::atom("watch_ns")>;
+using replace_atom = caf::atom_constant<caf::atom("replace")>;
 
 /// The embedded API server: an object source plus writes and test hooks.
 /// - create(obj) / update(obj) / apply(obj): store a copy of `obj` with the
@@ -136,7 +139,15 @@ using peek_atom = caf::atom_constant<caf::atom("peek")>;
 /// - act_times(): when each action of the log was recorded, on the actor
 ///   clock (time since its epoch), parallel to actions();
 /// - peek(res, ns, name): the stored object or errc::not_found, without
-///   recording an action (for invariant checks).
+///   recording an action (for invariant checks);
+/// - list_ns(res, ns, rv): every object of `res` in namespace `ns` ("":
+///   all namespaces), by namespace and name, with the list's version;
+/// - watch_ns(res, ns, from_rv, watcher): as watch, for every object of
+///   `res` in `ns` ("": all namespaces); from "" or "0" it starts with an
+///   ADDED event per object;
+/// - replace(obj): update with upstream's precondition: a non-empty
+///   metadata.resourceVersion must be the stored one (errc::conflict
+///   otherwise); uid and creationTimestamp stay those of the stored object.
 using memory_api_server_actor = object_source_actor::extend<
   caf::replies_to<create_atom, api_object>::with<api_object>,
   caf::replies_to<caf::update_atom, api_object>::with<api_object>,
@@ -158,7 +169,12 @@ using memory_api_server_actor = object_source_actor::extend<
   caf::reacts_to<close_k_atom, std::uint32_t>,
   caf::replies_to<times_atom>::with<std::vector<caf::timespan>>,
   caf::replies_to<peek_atom, resource, std::string,
-                  std::string>::with<api_object>>;
+                  std::string>::with<api_object>,
+  caf::replies_to<list_ns_atom, resource, std::string,
+                  std::string>::with<list_result>,
+  caf::replies_to<watch_ns_atom, resource, std::string, std::string,
+                  watcher_actor>::with<watch_id>,
+  caf::replies_to<replace_atom, api_object>::with<api_object>>;
 
 // -- source replacement -------------------------------------------------------
 

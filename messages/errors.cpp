@@ -20,6 +20,10 @@ std::string to_string(errc x) {
       return "invalid_argument";
     case errc::unexpected_type:
       return "unexpected_type";
+    case errc::already_exists:
+      return "already_exists";
+    case errc::conflict:
+      return "conflict";
   }
   return "unknown";
 }

@@ -34,6 +34,10 @@ enum class errc : std::uint8_t {
   invalid_argument,
   /// The object held has the wrong type for the typed manager.
   unexpected_type,
+  /// A create found the object already there (409 AlreadyExists).
+  already_exists,
+  /// An update's resourceVersion precondition failed (409 Conflict).
+  conflict,
 };
 
 /// "not_registered", "sync_timeout", ...

@@ -9,7 +9,8 @@ namespace podref {
 
 bool operator==(const object_meta& x, const object_meta& y) {
   return x.ns == y.ns && x.name == y.name && x.uid == y.uid
-         && x.resource_version == y.resource_version && x.labels == y.labels
+         && x.resource_version == y.resource_version
+         && x.creation_timestamp == y.creation_timestamp && x.labels == y.labels
          && x.annotations == y.annotations;
 }
 

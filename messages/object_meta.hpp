@@ -22,6 +22,9 @@ struct object_meta {
   /// metadata.resourceVersion, kept as the opaque string the server sent;
   /// compare with resource_version_of() / is_older().
   std::string resource_version;
+  /// metadata.creationTimestamp in RFC 3339 (UTC, seconds), as the API
+  /// server sets it on create; empty when unknown.
+  std::string creation_timestamp;
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
 };

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "podref/version.hpp"
+#include "apiserver_command.hpp"
 #include "bench_command.hpp"
 #include "refs_command.hpp"
 #include "simulate_command.hpp"
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
   auto* bench_cmd = podref::cli::add_bench_command(app, bench);
   podref::cli::simulate_options simulate;
   auto* simulate_cmd = podref::cli::add_simulate_command(app, simulate);
+  podref::cli::apiserver_options apiserver;
+  auto* apiserver_cmd = podref::cli::add_apiserver_command(app, apiserver);
 
   try {
     app.parse(argc, argv);
@@ -61,5 +64,7 @@ int main(int argc, char** argv) {
     return podref::cli::run_bench_command(bench, std::cout, std::cerr);
   if (*simulate_cmd)
     return podref::cli::run_simulate_command(simulate, std::cout, std::cerr);
+  if (*apiserver_cmd)
+    return podref::cli::run_apiserver_command(apiserver, std::cout, std::cerr);
   return 0;
 }

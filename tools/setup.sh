@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 packages=(
   g++ cmake ninja-build pkg-config
   libcaf-dev libfmt-dev catch2 nlohmann-json3-dev libyaml-cpp-dev
-  libcli11-dev libbenchmark-dev gnuplot-nox libtcmalloc-minimal4
+  libcli11-dev libbenchmark-dev gnuplot-nox libtcmalloc-minimal4 libboost-dev
 )
 
 as_root() {

@@ -24,7 +24,43 @@ key_of(resource res, const std::string& ns, const std::string& name) {
   return {res, ns.empty() ? std::string{"default"} : ns, name};
 }
 
+/// Whether object key `k` is in the scope of a watch on `scope`: a scope
+/// with a name is that object; an empty name stands for every object of
+/// its namespace, an empty namespace too for every object of the resource
+/// (stored objects never have an empty name or namespace).
+inline bool in_scope(const memory_api_server_state::object_key& scope,
+                     const memory_api_server_state::object_key& k) {
+  if (std::get<0>(scope) != std::get<0>(k))
+    return false;
+  if (std::get<1>(scope).empty())
+    return true;
+  if (std::get<1>(scope) != std::get<1>(k))
+    return false;
+  return std::get<2>(scope).empty() || std::get<2>(scope) == std::get<2>(k);
+}
+
 // -- store and fan-out (memory_api_server.cpp) ---------------------------------
+
+/// Logs a read, then consumes one injected fault of its verb, if any. The
+/// order matters: a failed call still counts, as with client-go's fake.
+caf::error record(memory_api_server_pointer self, source_verb verb,
+                  resource res, const std::string& ns,
+                  const std::string& name, const std::string& rv = {});
+
+/// Checks a watch's start version ("" and "0": now; errc::expired when
+/// compacted away), then opens it with open_watch.
+caf::result<watch_id> start_watch(memory_api_server_pointer self,
+                                  const memory_api_server_state::object_key& key,
+                                  const std::string& from,
+                                  const watcher_actor& watcher);
+
+/// Opens a watch on `key` (an object or a scope, see in_scope) after its
+/// checks passed. The reply goes out first, then the catch-up events, so a
+/// requester that watches itself sees the id before the events.
+caf::result<watch_id> open_watch(memory_api_server_pointer self,
+                                 const memory_api_server_state::object_key& key,
+                                 std::uint64_t from_rv,
+                                 const watcher_actor& watcher);
 
 /// Sends one event; a watch that reaches close_k's limit is marked and
 /// gets nothing more until end_closing ends it.
@@ -50,10 +86,28 @@ caf::result<api_object> update_object(memory_api_server_pointer self,
 caf::result<api_object> apply_object(memory_api_server_pointer self,
                                      const api_object& obj);
 
+/// replace_atom: update_atom with a resourceVersion precondition; keeps the
+/// stored uid and creationTimestamp.
+caf::result<api_object> replace_object(memory_api_server_pointer self,
+                                       const api_object& obj);
+
 /// delete_atom: removes a stored object (DELETED); NotFound otherwise.
 caf::result<caf::ok_atom> delete_object(memory_api_server_pointer self,
                                         resource res, const std::string& ns,
                                         const std::string& name);
+
+// -- collections (memory_api_collections.cpp) ---------------------------------
+
+/// list_ns_atom: every object of `res` in `ns` ("": all namespaces).
+caf::result<list_result> list_namespace(memory_api_server_pointer self,
+                                        resource res, const std::string& ns,
+                                        const std::string& rv);
+
+/// watch_ns_atom: a watch on every object of `res` in `ns` ("": all).
+caf::result<watch_id> watch_namespace(memory_api_server_pointer self,
+                                      resource res, const std::string& ns,
+                                      const std::string& from,
+                                      const watcher_actor& watcher);
 
 // -- fault and test hooks (memory_api_hooks.cpp) -------------------------------
 

@@ -1,0 +1,105 @@
+// The HTTP front's router: paths and queries to requests, and the Status
+// of what it refuses (kube-apiserver-transcripts: secrets/, watch/).
+#include "podref/wire/router.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+using namespace podref;
+using namespace podref::wire;
+
+namespace {
+
+nlohmann::json body_of(const route& r) {
+  return nlohmann::json::parse(r.failure.body);
+}
+
+} // namespace
+
+TEST_CASE("the router maps item and collection paths to verbs") {
+  auto get = route_request("GET", "/api/v1/namespaces/ns1/secrets/s1");
+  CHECK(get.kind == route_kind::get);
+  CHECK(get.res == resource::secrets);
+  CHECK(get.ns == "ns1");
+  CHECK(get.name == "s1");
+  CHECK(route_request("PUT", "/api/v1/namespaces/ns1/configmaps/c1").kind
+        == route_kind::update);
+  CHECK(route_request("DELETE", "/api/v1/namespaces/ns1/secrets/s1").kind
+        == route_kind::remove);
+  auto list = route_request("GET", "/api/v1/namespaces/ns1/configmaps?limit=500");
+  CHECK(list.kind == route_kind::list);
+  CHECK(list.res == resource::config_maps);
+  auto all = route_request("GET", "/api/v1/secrets");
+  CHECK(all.kind == route_kind::list);
+  CHECK(all.ns.empty());
+  CHECK(route_request("POST", "/api/v1/namespaces/ns1/secrets").kind
+        == route_kind::create);
+  CHECK(route_request("GET", "/api").kind == route_kind::api_versions);
+  CHECK(route_request("GET", "/apis?timeout=32s").kind
+        == route_kind::api_groups);
+  CHECK(route_request("GET", "/api/v1?timeout=32s").kind
+        == route_kind::api_resources);
+  CHECK(route_request("GET", "/version").kind == route_kind::version);
+  CHECK(route_request("GET", "/healthz").kind == route_kind::healthz);
+  CHECK(route_request("GET", "/openapi/v3?timeout=32s").kind
+        == route_kind::openapi_index);
+  CHECK(route_request("GET", "/openapi/v3/api/v1?hash=AB&timeout=32s").kind
+        == route_kind::openapi_v1);
+}
+
+TEST_CASE("the router reads the kubelet's watch query") {
+  auto r = route_request(
+    "GET", "/api/v1/namespaces/ns1/secrets?allowWatchBookmarks=true&"
+           "fieldSelector=metadata.name%3Dw1&resourceVersion=100&"
+           "timeout=9m11s&timeoutSeconds=551&watch=true");
+  CHECK(r.kind == route_kind::watch);
+  REQUIRE(r.field_name);
+  CHECK(*r.field_name == "w1");
+  CHECK(r.resource_version == "100");
+  REQUIRE(r.timeout_seconds);
+  CHECK(*r.timeout_seconds == 551);
+  CHECK(route_request("GET", "/api/v1/configmaps?watch=1").kind
+        == route_kind::watch);
+  CHECK(route_request("GET", "/api/v1/configmaps?watch=false").kind
+        == route_kind::list);
+}
+
+TEST_CASE("the router parses equality label selectors") {
+  auto r = route_request("GET", "/api/v1/namespaces/ns1/secrets?"
+                                "labelSelector=app%3Da%2Ctier%21%3Dweb%2Cx");
+  REQUIRE(r.kind == route_kind::list);
+  REQUIRE(r.labels.size() == 3);
+  CHECK(r.labels[0].key == "app");
+  CHECK(r.labels[0].value == "a");
+  CHECK(r.labels[1].kind == label_requirement::op::not_equals);
+  CHECK(r.labels[2].kind == label_requirement::op::exists);
+}
+
+TEST_CASE("the router refuses with the real server's Status") {
+  auto bad_field = route_request(
+    "GET", "/api/v1/namespaces/ns1/secrets?fieldSelector=data.k%3Dv");
+  CHECK(bad_field.kind == route_kind::failure);
+  CHECK(bad_field.failure.code == 400);
+  CHECK(body_of(bad_field)
+        == nlohmann::json::parse(
+          R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+              "message":"field label not supported: data.k","reason":"BadRequest","code":400})"));
+  auto bad_label = route_request(
+    "GET", "/api/v1/namespaces/ns1/secrets?labelSelector=app%3D%3D%3Dx");
+  CHECK(bad_label.failure.code == 400);
+  CHECK(body_of(bad_label)["message"]
+        == "unable to parse requirement: found '=', expected: identifier");
+  auto post_item = route_request("POST", "/api/v1/namespaces/ns1/secrets/s1");
+  CHECK(post_item.failure.code == 405);
+  CHECK(body_of(post_item)
+        == nlohmann::json::parse(
+          R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+              "message":"the server does not allow this method on the requested resource",
+              "reason":"MethodNotAllowed","details":{},"code":405})"));
+  auto unknown = route_request("GET", "/api/v1/namespaces/ns1/pods");
+  CHECK(unknown.failure.code == 404);
+  CHECK(body_of(unknown)["message"]
+        == "the server could not find the requested resource");
+  CHECK(route_request("GET", "/apis/apps/v1").failure.code == 404);
+}

@@ -1,0 +1,312 @@
+#include "podref/wire/codec.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <random>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "podref/manifest/manifest.hpp"
+#include "podref/wire/detail/json_object.hpp"
+
+namespace podref::wire {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr char base64_alphabet[]
+  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string encode_base64(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    auto n = (static_cast<unsigned char>(in[i]) << 16)
+             | (static_cast<unsigned char>(in[i + 1]) << 8)
+             | static_cast<unsigned char>(in[i + 2]);
+    out.push_back(base64_alphabet[(n >> 18) & 63]);
+    out.push_back(base64_alphabet[(n >> 12) & 63]);
+    out.push_back(base64_alphabet[(n >> 6) & 63]);
+    out.push_back(base64_alphabet[n & 63]);
+  }
+  if (auto rest = in.size() - i; rest > 0) {
+    auto n = static_cast<unsigned char>(in[i]) << 16;
+    if (rest == 2)
+      n |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out.push_back(base64_alphabet[(n >> 18) & 63]);
+    out.push_back(base64_alphabet[(n >> 12) & 63]);
+    out.push_back(rest == 2 ? base64_alphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+json string_map(const std::map<std::string, std::string>& xs, bool base64) {
+  auto result = json::object();
+  for (const auto& [k, v] : xs)
+    result[k] = base64 ? encode_base64(v) : v;
+  return result;
+}
+
+/// The decoder's messages start with "<file>: document N: "; a Status
+/// names the field only.
+std::string field_message(const std::string& message) {
+  constexpr std::string_view marker = ": document ";
+  auto at = message.find(marker);
+  if (at == std::string::npos)
+    return message;
+  auto colon = message.find(": ", at + marker.size());
+  return colon == std::string::npos ? message : message.substr(colon + 2);
+}
+
+} // namespace
+
+api_object normalize_object(const api_object& obj, const std::string& ns) {
+  if (auto s = obj.as_secret()) {
+    auto copy = std::make_shared<secret>(*s);
+    for (const auto& [k, v] : copy->string_data)
+      copy->data[k] = v; // stringData wins over data
+    copy->string_data.clear();
+    copy->metadata.ns = ns;
+    if (copy->type.empty())
+      copy->type = "Opaque";
+    return api_object{secret_ptr{std::move(copy)}};
+  }
+  auto copy = std::make_shared<config_map>(*obj.as_config_map());
+  copy->metadata.ns = ns;
+  return api_object{config_map_ptr{std::move(copy)}};
+}
+
+namespace {
+
+bool media_type_is(std::string_view content_type, std::string_view type) {
+  auto semi = content_type.find(';');
+  auto base = content_type.substr(0, semi);
+  while (!base.empty() && base.back() == ' ')
+    base.remove_suffix(1);
+  return base == type;
+}
+
+/// The checks a JSON body needs before decoding: syntax, kind, namespace
+/// and name against the path.
+std::optional<api_status> check_json(resource res, std::string_view body,
+                                     const std::string& path_ns,
+                                     const std::string& path_name,
+                                     std::string& body_name) {
+  auto kind = std::string{kind_name(res)};
+  auto doc = json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    return bad_request_status("the object provided is unrecognized (must be "
+                              "of type " + kind
+                              + "): couldn't get version/kind; json parse "
+                                "error: unexpected end of JSON input");
+  auto k = doc.find("kind");
+  if (k == doc.end() || !k->is_string() || k->get<std::string>().empty())
+    return bad_request_status("Object 'Kind' is missing in '"
+                              + std::string{body.substr(0, 64)} + "'");
+  if (auto given = k->get<std::string>(); given != kind)
+    return bad_request_status(given + " in version \"v1\" cannot be handled "
+                              "as a " + kind + ": converting (v1." + given
+                              + ") to (core." + kind
+                              + "): unknown conversion");
+  auto meta = doc.find("metadata");
+  if (meta == doc.end() || !meta->is_object())
+    return std::nullopt;
+  auto ns = meta->find("namespace");
+  if (ns != meta->end() && ns->is_string()
+      && !ns->get<std::string>().empty() && ns->get<std::string>() != path_ns)
+    return bad_request_status("the namespace of the provided object does not "
+                              "match the namespace sent on the request");
+  auto name = meta->find("name");
+  if (name != meta->end() && name->is_string())
+    body_name = name->get<std::string>();
+  if (!path_name.empty() && name != meta->end() && name->is_string()
+      && name->get<std::string>() != path_name)
+    return bad_request_status("the name of the object ("
+                              + name->get<std::string>()
+                              + ") does not match the name on the URL ("
+                              + path_name + ")");
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string_view kind_name(resource res) noexcept {
+  return res == resource::secrets ? "Secret" : "ConfigMap";
+}
+
+namespace detail {
+
+nlohmann::ordered_json metadata_json(const object_meta& meta) {
+  json m;
+  m["name"] = meta.name;
+  if (!meta.ns.empty())
+    m["namespace"] = meta.ns;
+  if (!meta.uid.empty())
+    m["uid"] = meta.uid;
+  if (!meta.resource_version.empty())
+    m["resourceVersion"] = meta.resource_version;
+  if (meta.creation_timestamp.empty())
+    m["creationTimestamp"] = nullptr;
+  else
+    m["creationTimestamp"] = meta.creation_timestamp;
+  if (!meta.labels.empty())
+    m["labels"] = string_map(meta.labels, false);
+  if (!meta.annotations.empty())
+    m["annotations"] = string_map(meta.annotations, false);
+  return m;
+}
+
+nlohmann::ordered_json object_json(const api_object& obj, bool with_type) {
+  json x;
+  if (with_type) {
+    x["kind"] = std::string{kind_name(obj.kind())};
+    x["apiVersion"] = "v1";
+  }
+  x["metadata"] = metadata_json(obj.meta());
+  if (auto s = obj.as_secret()) {
+    if (s->immutable)
+      x["immutable"] = *s->immutable;
+    if (!s->data.empty())
+      x["data"] = string_map(s->data, true);
+    if (!s->type.empty())
+      x["type"] = s->type;
+    return x;
+  }
+  auto c = obj.as_config_map();
+  if (c->immutable)
+    x["immutable"] = *c->immutable;
+  if (!c->data.empty())
+    x["data"] = string_map(c->data, false);
+  if (!c->binary_data.empty())
+    x["binaryData"] = string_map(c->binary_data, true);
+  return x;
+}
+
+} // namespace detail
+
+std::string encode_object(const api_object& obj) {
+  return detail::object_json(obj, true).dump();
+}
+
+std::string encode_list(resource res, const std::vector<api_object>& items,
+                        const std::string& rv) {
+  json x;
+  x["kind"] = std::string{kind_name(res)} + "List";
+  x["apiVersion"] = "v1";
+  x["metadata"] = json{{"resourceVersion", rv}};
+  auto xs = json::array();
+  for (const auto& item : items)
+    xs.push_back(detail::object_json(item, false));
+  x["items"] = std::move(xs);
+  return x.dump();
+}
+
+std::string encode_watch_line(std::string_view type,
+                              std::string_view object_json) {
+  std::string line;
+  line.reserve(object_json.size() + type.size() + 24);
+  line += "{\"type\":\"";
+  line += type;
+  line += "\",\"object\":";
+  line += object_json;
+  line += "}\n";
+  return line;
+}
+
+std::string encode_bookmark(resource res, std::uint64_t rv) {
+  json x;
+  x["kind"] = std::string{kind_name(res)};
+  x["apiVersion"] = "v1";
+  x["metadata"] = json{{"resourceVersion", std::to_string(rv)},
+                       {"creationTimestamp", nullptr}};
+  return x.dump();
+}
+
+std::string format_timestamp(std::chrono::system_clock::time_point t) {
+  auto secs = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string new_uid() {
+  thread_local std::mt19937_64 gen{std::random_device{}()};
+  auto a = gen();
+  auto b = gen();
+  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL; // version 4
+  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL; // RFC 4122
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
+                static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff),
+                static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+decoded_body decode_request_body(resource res, std::string_view content_type,
+                                 std::string_view body,
+                                 const std::string& path_ns,
+                                 const std::string& path_name) {
+  bool is_json = media_type_is(content_type, "application/json");
+  if (!is_json && !media_type_is(content_type, "application/yaml"))
+    return {{}, unsupported_media_status()};
+  auto body_name = path_name;
+  if (is_json)
+    if (auto failure = check_json(res, body, path_ns, path_name, body_name))
+      return {{}, std::move(failure)};
+  auto decoded = decode_manifest(body, "request body");
+  if (!decoded.ok())
+    return {{}, invalid_status(res, body_name,
+                               field_message(decoded.errors.front()))};
+  if (decoded.objects.size() != 1)
+    return {{}, bad_request_status("the request body must hold one "
+                                   + std::string{kind_name(res)})};
+  api_object obj;
+  const auto& x = decoded.objects.front().object;
+  if (res == resource::secrets && std::holds_alternative<secret_ptr>(x))
+    obj = std::get<secret_ptr>(x);
+  else if (res == resource::config_maps
+           && std::holds_alternative<config_map_ptr>(x))
+    obj = std::get<config_map_ptr>(x);
+  else
+    return {{}, bad_request_status(decoded.objects.front().kind
+                                   + " in version \"v1\" cannot be handled as a "
+                                   + std::string{kind_name(res)})};
+  if (obj.meta().name.empty())
+    return {{}, invalid_status(res, "", "metadata.name: Required value: name "
+                                        "or generateName is required")};
+  if (!path_name.empty() && obj.meta().name != path_name)
+    return {{}, bad_request_status("the name of the object ("
+                                   + obj.meta().name
+                                   + ") does not match the name on the URL ("
+                                   + path_name + ")")};
+  return {normalize_object(obj, path_ns), std::nullopt};
+}
+
+api_object stamp_new(const api_object& obj,
+                     std::chrono::system_clock::time_point now) {
+  auto stamp = [&](object_meta& meta) {
+    meta.uid = new_uid();
+    meta.creation_timestamp = format_timestamp(now);
+    meta.resource_version.clear();
+  };
+  if (auto s = obj.as_secret()) {
+    auto copy = std::make_shared<secret>(*s);
+    stamp(copy->metadata);
+    return api_object{secret_ptr{std::move(copy)}};
+  }
+  auto copy = std::make_shared<config_map>(*obj.as_config_map());
+  stamp(copy->metadata);
+  return api_object{config_map_ptr{std::move(copy)}};
+}
+
+} // namespace podref::wire

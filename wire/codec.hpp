@@ -1,0 +1,76 @@
+// The JSON codec: api_object <-> the Kubernetes JSON of v1 Secrets and
+// ConfigMaps, as the real API server writes them (kube-apiserver-transcripts):
+// fields in Go's struct order, metadata name, namespace, uid,
+// resourceVersion, creationTimestamp, labels, annotations; then immutable,
+// data (Secret: base64; ConfigMap: text), binaryData (base64) and type.
+// managedFields are not kept. List items carry no kind and apiVersion, as
+// the real server's lists.
+//
+// Request bodies are decoded with the manifest decoder's public API
+// (decode_manifest), so that the decoder's and the server's rules agree; the
+// codec adds what belongs to a request: the media type, the kind of the
+// path, the namespace and name of the path, stringData folded into data.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "podref/messages/api_object.hpp"
+#include "podref/messages/source_protocol.hpp"
+#include "podref/wire/status.hpp"
+
+namespace podref::wire {
+
+/// "Secret" / "ConfigMap".
+std::string_view kind_name(resource res) noexcept;
+
+/// One object with kind and apiVersion (a GET or write reply).
+std::string encode_object(const api_object& obj);
+
+/// A SecretList / ConfigMapList at the cluster resourceVersion `rv`.
+std::string encode_list(resource res, const std::vector<api_object>& items,
+                        const std::string& rv);
+
+/// One watch stream line (with its '\n'): {"type":..,"object":..}, with
+/// `object_json` already encoded.
+std::string encode_watch_line(std::string_view type,
+                              std::string_view object_json);
+
+/// The object of a BOOKMARK event: only kind, apiVersion and the
+/// resourceVersion (creationTimestamp null, as the server writes it).
+std::string encode_bookmark(resource res, std::uint64_t rv);
+
+/// RFC 3339 in UTC to the second, e.g. 2026-12-02T01:51:55Z.
+std::string format_timestamp(std::chrono::system_clock::time_point t);
+
+/// A random (version 4) UUID, as the API server gives every new object.
+std::string new_uid();
+
+/// A decoded request body: the object, or the Status that refuses it.
+struct decoded_body {
+  api_object object;
+  std::optional<api_status> failure;
+};
+
+/// Decodes the body of a POST (path_name empty) or PUT to
+/// /api/v1/namespaces/`path_ns`/RES[/`path_name`]: application/json or
+/// application/yaml of the kind `res`; otherwise 415. A body without a
+/// namespace takes the path's; a different namespace or name is a 400,
+/// a field the decoder refuses a 422.
+decoded_body decode_request_body(resource res, std::string_view content_type,
+                                 std::string_view body,
+                                 const std::string& path_ns,
+                                 const std::string& path_name);
+
+/// `obj` as the API server stores it in namespace `ns`: stringData folded
+/// into data (stringData wins) and a Secret's empty type made "Opaque".
+api_object normalize_object(const api_object& obj, const std::string& ns);
+
+/// `obj` as a create stores it: a new uid and creationTimestamp `now`.
+api_object stamp_new(const api_object& obj,
+                     std::chrono::system_clock::time_point now);
+
+} // namespace podref::wire

@@ -1,0 +1,139 @@
+// The HTTP front's listener: binds a loopback address, accepts within the
+// connection bound, runs the I/O threads, and stops them with every
+// connection closed.
+#include "podref/wire/detail/http_core.hpp"
+
+#include <chrono>
+#include <utility>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+
+namespace podref::wire {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
+
+void http_server::impl::accept_next() {
+  acceptor.async_accept(
+    net::make_strand(ioc), [self = this](error_code ec, tcp::socket socket) {
+      if (ec == net::error::operation_aborted || !self->acceptor.is_open())
+        return;
+      if (!ec) {
+        std::shared_ptr<detail::http_connection> c;
+        {
+          std::lock_guard<std::mutex> guard{self->mtx};
+          if (!self->stopping
+              && self->live.size() < self->options.max_connections) {
+            c = detail::make_connection(std::move(socket), self);
+            self->live.insert(c);
+          }
+        }
+        if (c)
+          detail::start_connection(c);
+        // else: the socket closes as it goes out of scope
+      }
+      self->accept_next();
+    });
+}
+
+void http_server::impl::forget(
+  const std::shared_ptr<detail::http_connection>& c) {
+  std::lock_guard<std::mutex> guard{mtx};
+  live.erase(c);
+  cv.notify_all();
+}
+
+result<std::unique_ptr<http_server>>
+http_server::start(caf::actor_system& sys, source_function source,
+                   const http_server_options& options) {
+  error_code ec;
+  auto addr = net::ip::make_address(options.address, ec);
+  if (ec)
+    return error_info{errc::invalid_argument,
+                      "invalid listen address \"" + options.address + "\""};
+  if (!addr.is_loopback())
+    return error_info{errc::invalid_argument,
+                      "cannot listen on " + options.address
+                        + ": TLS and credentials are required beyond "
+                          "loopback"};
+  auto x = std::make_unique<impl>();
+  x->sys = &sys;
+  x->source = std::move(source);
+  x->options = options;
+  tcp::endpoint ep{addr, options.port};
+  x->acceptor.open(ep.protocol(), ec);
+  if (!ec)
+    x->acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec)
+    x->acceptor.bind(ep, ec);
+  if (!ec)
+    x->acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec)
+    return error_info{errc::unavailable, "cannot listen on "
+                                           + options.address + ":"
+                                           + std::to_string(options.port)
+                                           + ": " + ec.message()};
+  x->port = x->acceptor.local_endpoint().port();
+  x->host = addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string();
+  x->work.emplace(x->ioc.get_executor());
+  x->accept_next();
+  auto n = options.io_threads == 0 ? 1 : options.io_threads;
+  for (std::size_t i = 0; i < n; ++i)
+    x->threads.emplace_back([core = x.get()] { core->ioc.run(); });
+  return std::unique_ptr<http_server>{new http_server{std::move(x)}};
+}
+
+http_server::http_server(std::unique_ptr<impl> x) : impl_(std::move(x)) {
+  // nop
+}
+
+http_server::~http_server() {
+  stop();
+}
+
+std::uint16_t http_server::port() const noexcept {
+  return impl_->port;
+}
+
+std::string http_server::url() const {
+  return "http://" + impl_->host + ":" + std::to_string(impl_->port);
+}
+
+void http_server::stop() {
+  auto& x = *impl_;
+  if (x.stopped)
+    return;
+  x.stopped = true;
+  std::vector<std::shared_ptr<detail::http_connection>> open;
+  {
+    std::lock_guard<std::mutex> guard{x.mtx};
+    x.stopping = true;
+    open.assign(x.live.begin(), x.live.end());
+  }
+  net::post(x.acceptor.get_executor(), [core = impl_.get()] {
+    error_code ignored;
+    core->acceptor.close(ignored);
+  });
+  for (auto& c : open)
+    detail::shut_connection(c);
+  open.clear();
+  {
+    // Closing is quick; the deadline only guards against a stuck peer.
+    std::unique_lock<std::mutex> guard{x.mtx};
+    x.cv.wait_for(guard, std::chrono::seconds(5),
+                  [&] { return x.live.empty(); });
+  }
+  {
+    std::lock_guard<std::mutex> guard{x.gate->mtx};
+    x.gate->open = false;
+  }
+  x.work.reset();
+  x.ioc.stop();
+  for (auto& t : x.threads)
+    t.join();
+  x.threads.clear();
+}
+
+} // namespace podref::wire

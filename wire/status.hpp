@@ -1,0 +1,68 @@
+// Kubernetes Status bodies: what the API server answers for every error and
+// for the DELETE of a Secret or ConfigMap, with its exact reasons, messages,
+// details and codes (kube-apiserver-transcripts, README facts 1-3).
+#pragma once
+
+#include <string>
+
+#include "podref/messages/api_object.hpp"
+#include "podref/messages/errors.hpp"
+
+namespace podref::wire {
+
+/// An HTTP status code and the JSON body of a Status object.
+struct api_status {
+  int code = 200;
+  std::string body;
+};
+
+/// A Failure Status. `details_name`/`details_kind` fill details when
+/// `with_details` (NotFound and AlreadyExists name the resource, Invalid the
+/// Kind); without details the field is left out, as for BadRequest.
+api_status failure_status(int code, const std::string& reason,
+                          const std::string& message, bool with_details = false,
+                          const std::string& details_name = {},
+                          const std::string& details_kind = {});
+
+/// 404 `secrets "x" not found`.
+api_status not_found_status(resource res, const std::string& name);
+
+/// 404 for a path the server does not serve (empty details).
+api_status unknown_path_status();
+
+/// 405 for a verb the path does not take (empty details).
+api_status method_not_allowed_status();
+
+/// 400 BadRequest with `message`, no details.
+api_status bad_request_status(const std::string& message);
+
+/// 415 for a request body in a format the server does not decode.
+api_status unsupported_media_status();
+
+/// 413 for a request body over `limit` bytes.
+api_status too_large_status(std::size_t limit);
+
+/// 422 `Secret "x" is invalid: <what>`, details naming the Kind.
+api_status invalid_status(resource res, const std::string& name,
+                          const std::string& what);
+
+/// 429 for a client past one of the server's bounds (open watches).
+api_status too_many_requests_status(const std::string& message);
+
+/// The Status of an error from the API server actor about object `name`:
+/// not_found 404, already_exists and conflict 409, expired 410,
+/// invalid_argument 400, shut_down and unavailable 503.
+api_status status_of(const error_info& err, resource res,
+                     const std::string& name);
+
+/// The 200 body of a Secret or ConfigMap DELETE: a Success Status naming
+/// the resource and the deleted object's uid.
+api_status delete_success_status(resource res, const std::string& name,
+                                 const std::string& uid);
+
+/// The Status object (not an HTTP reply) of a watch's ERROR event for an
+/// expired resourceVersion: reason Expired, code 410, `message` as the
+/// server's history gave it (e.g. `too old resource version: 100 (337)`).
+std::string expired_watch_status(const std::string& message);
+
+} // namespace podref::wire

@@ -1,0 +1,29 @@
+// The Table form (meta.k8s.io/v1) that kubectl asks for with
+// `Accept: application/json;as=Table;v=v1;g=meta.k8s.io,...`: the columns
+// the real server prints for Secrets (Name, Type, Data, Age) and ConfigMaps
+// (Name, Data, Age), one row per object with its PartialObjectMetadata
+// (includeObject's default, Metadata).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "podref/messages/api_object.hpp"
+
+namespace podref::wire {
+
+/// Whether an Accept header asks for a Table (as=Table).
+bool wants_table(std::string_view accept);
+
+/// kubectl's short age ("4s", "5m17s", "3h", "12d") of `since` at `now`.
+std::string short_age(std::chrono::system_clock::duration age);
+
+/// A Table of `items` at list resourceVersion `rv`. `with_columns` false
+/// writes columnDefinitions null, as every watch event after the first.
+std::string encode_table(resource res, const std::vector<api_object>& items,
+                         const std::string& rv, bool with_columns,
+                         std::chrono::system_clock::time_point now);
+
+} // namespace podref::wire
