@@ -103,16 +103,20 @@ private:
   /// the connection and the server's gate are still there, else drops it.
   template <class F>
   auto from_outside(F f) {
+    // Holds nothing of the I/O context (not even the strand: its
+    // destructor touches the context), as it may outlive it.
     return [gate = core_->gate, weak = weak_from_this(),
-            strand = stream_.get_executor(), f = std::move(f)](auto... xs) {
+            f = std::move(f)](auto... xs) {
       std::lock_guard<std::mutex> guard{gate->mtx};
       if (!gate->open)
         return;
-      if (auto self = weak.lock())
+      if (auto self = weak.lock()) {
+        auto strand = self->stream_.get_executor();
         net::post(strand, [self = std::move(self), f,
                            args = std::make_tuple(std::move(xs)...)]() mutable {
           std::apply([&](auto&... ys) { f(*self, std::move(ys)...); }, args);
         });
+      }
     };
   }
 
