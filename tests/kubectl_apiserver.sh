@@ -5,8 +5,9 @@
 #
 # CASE: get | get-yaml | create | delete | watch. The server starts on a free
 # loopback port with a kubeconfig in a temporary directory; each kubectl run
-# gets a fresh --cache-dir (discovery is cached on disk). Uses the first of
-# /usr/lib/google-cloud-sdk/bin/kubectl.1.32 and `kubectl` on PATH; exits 77
+# gets a fresh --cache-dir (discovery is cached on disk). Uses $PODREF_KUBECTL
+# when set, else the first of /usr/lib/google-cloud-sdk/bin/kubectl.1.32 and
+# `kubectl` on PATH (Debian's kubernetes-client on a fresh machine); exits 77
 # (CTest SKIP_RETURN_CODE) when there is none.
 set -euo pipefail
 
@@ -14,7 +15,8 @@ podref=$1
 case_name=$2
 
 kubectl_bin=""
-for candidate in /usr/lib/google-cloud-sdk/bin/kubectl.1.32 "$(command -v kubectl || true)"; do
+for candidate in "${PODREF_KUBECTL:-}" /usr/lib/google-cloud-sdk/bin/kubectl.1.32 \
+  "$(command -v kubectl || true)"; do
   if [ -n "$candidate" ] && [ -x "$candidate" ]; then
     kubectl_bin=$candidate
     break

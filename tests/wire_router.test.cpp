@@ -1,5 +1,6 @@
 // The HTTP front's router: paths and queries to requests, and the Status
 // of what it refuses (kube-apiserver-transcripts: secrets/, watch/).
+#include "podref/wire/openapi_v2.hpp"
 #include "podref/wire/router.hpp"
 
 #include <catch2/catch.hpp>
@@ -102,4 +103,18 @@ TEST_CASE("the router refuses with the real server's Status") {
   CHECK(body_of(unknown)["message"]
         == "the server could not find the requested resource");
   CHECK(route_request("GET", "/apis/apps/v1").failure.code == 404);
+}
+
+TEST_CASE("/openapi/v2 is served, as JSON and as kubectl 1.20's protobuf") {
+  CHECK(route_request("GET", "/openapi/v2?timeout=32s").kind
+        == route_kind::openapi_v2);
+  auto json = nlohmann::json::parse(openapi_v2_json());
+  CHECK(json["swagger"] == "2.0");
+  CHECK(json["info"]["title"] == "Kubernetes");
+  CHECK(json["definitions"].empty());
+  // openapi.v2.Document: swagger (1) "2.0", info (2) { title (1),
+  // version (2) }, each a length-delimited field.
+  using namespace std::string_literals;
+  CHECK(openapi_v2_protobuf()
+        == "\x0a\x03" "2.0" "\x12\x14" "\x0a\x0a" "Kubernetes" "\x12\x06" "v0.0.0"s);
 }

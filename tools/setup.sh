@@ -18,6 +18,10 @@ packages=(
   libcaf-dev libfmt-dev catch2 nlohmann-json3-dev libyaml-cpp-dev
   libcli11-dev libbenchmark-dev gnuplot-nox libtcmalloc-minimal4 libboost-dev
 )
+# A kubectl for the tests that drive `podref apiserver` with a real client:
+# Debian's (1.20) unless one is installed already (its package would
+# conflict with, say, the Google Cloud SDK's).
+command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -21,6 +21,7 @@
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/api_bridge.hpp"
 #include "podref/wire/discovery.hpp"
+#include "podref/wire/openapi_v2.hpp"
 #include "podref/wire/router.hpp"
 #include "podref/wire/status.hpp"
 #include "podref/wire/table.hpp"
@@ -180,6 +181,14 @@ private:
         return json_reply(openapi_index_document());
       case route_kind::openapi_v1:
         return json_reply(openapi_v1_document());
+      case route_kind::openapi_v2:
+        if (view_of(request_[http::field::accept])
+              .find(openapi_v2_protobuf_type)
+            != std::string_view::npos)
+          return reply(200, std::string{openapi_v2_protobuf_content_type},
+                       openapi_v2_protobuf(), keep);
+        return reply(200, "text/plain; charset=utf-8", openapi_v2_json(),
+                     keep);
       case route_kind::failure:
         return reply(r.failure.code, "application/json", r.failure.body,
                      keep);

@@ -255,6 +255,7 @@ route route_request(std::string_view method, std::string_view target) {
     {"/api/v1", route_kind::api_resources},
     {"/openapi/v3", route_kind::openapi_index},
     {"/openapi/v3/api/v1", route_kind::openapi_v1},
+    {"/openapi/v2", route_kind::openapi_v2},
   };
   for (const auto& [fixed_path, kind] : fixed)
     if (path == fixed_path)

@@ -3,7 +3,7 @@
 // result, and tests check it alone.
 //
 // Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1,
-// /openapi/v3, /openapi/v3/api/v1, and for
+// /openapi/v3, /openapi/v3/api/v1, /openapi/v2, and for
 // v1 secrets and configmaps /api/v1/namespaces/NS/RES (GET list or watch,
 // POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, DELETE) and
 // /api/v1/RES (GET list or watch in all namespaces). Query parameters taken:
@@ -35,6 +35,7 @@ enum class route_kind : std::uint8_t {
   api_resources,
   openapi_index,
   openapi_v1,
+  openapi_v2,
   get,
   list,
   watch,
