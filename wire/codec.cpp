@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/manifest/manifest.hpp"
+#include "podref/messages/base64.hpp"
 #include "podref/wire/detail/json_object.hpp"
 
 namespace podref::wire {
@@ -16,34 +17,6 @@ namespace podref::wire {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-constexpr char base64_alphabet[]
-  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string encode_base64(std::string_view in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    auto n = (static_cast<unsigned char>(in[i]) << 16)
-             | (static_cast<unsigned char>(in[i + 1]) << 8)
-             | static_cast<unsigned char>(in[i + 2]);
-    out.push_back(base64_alphabet[(n >> 18) & 63]);
-    out.push_back(base64_alphabet[(n >> 12) & 63]);
-    out.push_back(base64_alphabet[(n >> 6) & 63]);
-    out.push_back(base64_alphabet[n & 63]);
-  }
-  if (auto rest = in.size() - i; rest > 0) {
-    auto n = static_cast<unsigned char>(in[i]) << 16;
-    if (rest == 2)
-      n |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out.push_back(base64_alphabet[(n >> 18) & 63]);
-    out.push_back(base64_alphabet[(n >> 12) & 63]);
-    out.push_back(rest == 2 ? base64_alphabet[(n >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
 
 json string_map(const std::map<std::string, std::string>& xs, bool base64) {
   auto result = json::object();

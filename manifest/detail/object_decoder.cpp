@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "podref/messages/validation.hpp"
-#include "podref/manifest/detail/base64.hpp"
+#include "podref/messages/base64.hpp"
 #include "podref/manifest/detail/kinds.hpp"
 #include "podref/manifest/detail/pod_spec_decoder.hpp"
 

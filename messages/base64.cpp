@@ -1,10 +1,13 @@
-#include "podref/manifest/detail/base64.hpp"
+#include "podref/messages/base64.hpp"
 
 #include <cstdint>
 
-namespace podref::detail {
+namespace podref {
 
 namespace {
+
+constexpr char alphabet[]
+  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// The 6-bit value of an alphabet character, or -1.
 int sextet(char c) noexcept {
@@ -55,4 +58,29 @@ std::optional<std::string> decode_base64(std::string_view text) {
   return out;
 }
 
-} // namespace podref::detail
+std::string encode_base64(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    auto n = (static_cast<unsigned char>(in[i]) << 16)
+             | (static_cast<unsigned char>(in[i + 1]) << 8)
+             | static_cast<unsigned char>(in[i + 2]);
+    out.push_back(alphabet[(n >> 18) & 63]);
+    out.push_back(alphabet[(n >> 12) & 63]);
+    out.push_back(alphabet[(n >> 6) & 63]);
+    out.push_back(alphabet[n & 63]);
+  }
+  if (auto rest = in.size() - i; rest > 0) {
+    auto n = static_cast<unsigned char>(in[i]) << 16;
+    if (rest == 2)
+      n |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out.push_back(alphabet[(n >> 18) & 63]);
+    out.push_back(alphabet[(n >> 12) & 63]);
+    out.push_back(rest == 2 ? alphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+} // namespace podref
