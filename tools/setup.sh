@@ -17,6 +17,8 @@ packages=(
   g++ cmake ninja-build pkg-config
   libcaf-dev libfmt-dev catch2 nlohmann-json3-dev libyaml-cpp-dev
   libcli11-dev libbenchmark-dev gnuplot-nox libtcmalloc-minimal4 libboost-dev
+  libssl-dev libnghttp2-dev libcurl4-openssl-dev libsimdjson-dev prometheus-cpp-dev
+  nghttp2-client curl
 )
 # A kubectl for the tests that drive `podref apiserver` with a real client:
 # Debian's (1.20) unless one is installed already (its package would
