@@ -118,7 +118,7 @@ CLI::App* add_apiserver_command(CLI::App& app, apiserver_options& options) {
                   "HTTP/2 streams (requests and watches) open at once per "
                   "connection (SETTINGS_MAX_CONCURRENT_STREAMS)")
     ->capture_default_str()
-    ->check(CLI::Range(1, 1u << 20));
+    ->check(CLI::Range(1, 1 << 20));
   return cmd;
 }
 
