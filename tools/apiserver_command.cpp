@@ -114,6 +114,11 @@ CLI::App* add_apiserver_command(CLI::App& app, apiserver_options& options) {
   cmd->add_option("--io-threads", options.io_threads, "HTTP I/O threads")
     ->capture_default_str()
     ->check(CLI::Range(1, 64));
+  cmd->add_option("--max-streams", options.max_streams,
+                  "HTTP/2 streams (requests and watches) open at once per "
+                  "connection (SETTINGS_MAX_CONCURRENT_STREAMS)")
+    ->capture_default_str()
+    ->check(CLI::Range(1, 1 << 20));
   return cmd;
 }
 
@@ -126,6 +131,7 @@ int run_apiserver_command(const apiserver_options& options, std::ostream& out,
     return 1;
   }
   http.io_threads = options.io_threads;
+  http.max_streams = options.max_streams;
   // Block the signals before any thread starts, so that sigwait gets them.
   sigset_t set;
   sigemptyset(&set);

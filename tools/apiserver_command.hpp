@@ -23,6 +23,8 @@ struct apiserver_options {
   /// Where to write a kubeconfig for the server; empty: none.
   std::string kubeconfig;
   std::size_t io_threads = 2;
+  /// HTTP/2 streams open at once per connection.
+  std::size_t max_streams = 250;
 };
 
 /// Registers the `apiserver` subcommand on `app`.

@@ -18,13 +18,10 @@
 
 #include <caf/actor.hpp>
 
-#include "podref/wire/codec.hpp"
 #include "podref/wire/detail/api_bridge.hpp"
-#include "podref/wire/discovery.hpp"
-#include "podref/wire/openapi_v2.hpp"
-#include "podref/wire/router.hpp"
+#include "podref/wire/detail/http2_session.hpp"
+#include "podref/wire/detail/request_dispatch.hpp"
 #include "podref/wire/status.hpp"
-#include "podref/wire/table.hpp"
 
 namespace podref::wire::detail {
 
@@ -73,8 +70,9 @@ constexpr const char* watch_head = "HTTP/1.1 200 OK\r\n"
 
 /// One client connection: requests in order, one at a time; a watch takes
 /// the connection until it ends, then the connection closes.
-class http_connection
-  : public std::enable_shared_from_this<http_connection> {
+class http_connection final
+  : public served_connection,
+    public std::enable_shared_from_this<http_connection> {
 public:
   http_connection(tcp::socket socket, http_server::impl* core)
     : stream_(std::move(socket)), core_(core),
@@ -88,13 +86,15 @@ public:
       session_->cancel();
   }
 
-  void start() {
-    net::dispatch(stream_.get_executor(),
-                  [self = shared_from_this()] { self->read_request(); });
+  void start() override {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      self->stream_.expires_after(self->core_->options.request_read_timeout);
+      self->sniff();
+    });
   }
 
   /// Ends everything at once (server stop); any thread.
-  void shut() {
+  void shut() override {
     net::post(stream_.get_executor(),
               [self = shared_from_this()] { self->close_now(); });
   }
@@ -121,14 +121,47 @@ private:
     };
   }
 
-  void read_request() {
+  /// The first bytes: HTTP/2's client preface (h2c with prior knowledge)
+  /// hands the socket to an HTTP/2 session, anything else is HTTP/1.1.
+  /// Within the first request's read deadline.
+  void sniff() {
+    auto want = http2_client_preface.size() - buffer_.size();
+    stream_.async_read_some(
+      buffer_.prepare(want),
+      [self = shared_from_this()](error_code ec, std::size_t n) {
+        if (ec)
+          return self->close_now();
+        self->buffer_.commit(n);
+        auto have = beast::buffers_to_string(self->buffer_.data());
+        auto preface = http2_client_preface.substr(0, have.size());
+        if (have != preface)
+          return self->read_request(false);
+        if (have.size() < http2_client_preface.size())
+          return self->sniff();
+        self->hand_to_http2(std::move(have));
+      });
+  }
+
+  void hand_to_http2(std::string received) {
+    stream_.expires_never();
+    closed_ = true;
+    auto next = make_http2_connection(beast::tcp_stream{stream_.release_socket()},
+                                      core_, std::move(received));
+    if (core_->replace(shared_from_this(), next))
+      next->start();
+    else
+      next->shut();
+  }
+
+  void read_request(bool arm_deadline = true) {
     if (closed_)
       return;
     parser_.emplace();
     parser_->header_limit(
       static_cast<std::uint32_t>(core_->options.max_header_bytes));
     parser_->body_limit(core_->options.max_body_bytes);
-    stream_.expires_after(core_->options.request_read_timeout);
+    if (arm_deadline)
+      stream_.expires_after(core_->options.request_read_timeout);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](error_code ec, std::size_t) {
                        self->on_read(ec);
@@ -156,61 +189,20 @@ private:
   }
 
   void handle() {
-    auto method = std::string{view_of(request_.method_string())};
-    auto target = std::string{view_of(request_.target())};
-    auto r = route_request(method, target);
     auto keep = request_.keep_alive();
-    auto json_reply = [&](const std::string& body) {
-      reply(200, "application/json", body, keep);
-    };
-    switch (r.kind) {
-      case route_kind::version:
-        return json_reply(version_document());
-      case route_kind::healthz:
-      case route_kind::readyz:
-      case route_kind::livez:
-        return reply(200, "text/plain; charset=utf-8", "ok", keep);
-      case route_kind::api_versions:
-        return json_reply(api_versions_document(
-          core_->host + ":" + std::to_string(core_->port)));
-      case route_kind::api_groups:
-        return json_reply(api_groups_document());
-      case route_kind::api_resources:
-        return json_reply(api_resources_document());
-      case route_kind::openapi_index:
-        return json_reply(openapi_index_document());
-      case route_kind::openapi_v1:
-        return json_reply(openapi_v1_document());
-      case route_kind::openapi_v2:
-        if (view_of(request_[http::field::accept])
-              .find(openapi_v2_protobuf_type)
-            != std::string_view::npos)
-          return reply(200, std::string{openapi_v2_protobuf_content_type},
-                       openapi_v2_protobuf(), keep);
-        return reply(200, "text/plain; charset=utf-8", openapi_v2_json(),
-                     keep);
-      case route_kind::failure:
-        return reply(r.failure.code, "application/json", r.failure.body,
-                     keep);
-      default:
-        break;
-    }
-    api_call call;
-    call.table = wants_table(view_of(request_[http::field::accept]));
-    if (r.kind == route_kind::create || r.kind == route_kind::update) {
-      auto decoded = decode_request_body(
-        r.res, view_of(request_[http::field::content_type]), request_.body(), r.ns,
-        r.kind == route_kind::update ? r.name : std::string{});
-      if (decoded.failure)
-        return reply(decoded.failure->code, "application/json",
-                     decoded.failure->body, keep);
-      call.object = std::move(decoded.object);
-      call.table = false;
-    }
-    call.r = std::move(r);
-    if (call.r.kind == route_kind::watch)
-      return start_watch(std::move(call));
-    call_api(*core_->sys, core_->source(), std::move(call),
+    request_view req{view_of(request_.method_string()),
+                     view_of(request_.target()),
+                     view_of(request_[http::field::accept]),
+                     view_of(request_[http::field::content_type]),
+                     request_.body()};
+    auto d = dispatch_request(req, core_->host + ":"
+                                     + std::to_string(core_->port));
+    if (d.reply)
+      return reply(d.reply->status, std::move(d.reply->content_type),
+                   std::move(d.reply->body), keep);
+    if (d.watch)
+      return start_watch(std::move(d.call));
+    call_api(*core_->sys, core_->source(), std::move(d.call),
              core_->options.api_timeout,
              from_outside([keep](http_connection& c, http_reply rep) {
                c.reply(rep.status, rep.content_type, std::move(rep.body),
@@ -353,17 +345,9 @@ private:
   bool closed_ = false;
 };
 
-std::shared_ptr<http_connection>
+std::shared_ptr<served_connection>
 make_connection(tcp::socket socket, http_server::impl* core) {
   return std::make_shared<http_connection>(std::move(socket), core);
-}
-
-void start_connection(const std::shared_ptr<http_connection>& c) {
-  c->start();
-}
-
-void shut_connection(const std::shared_ptr<http_connection>& c) {
-  c->shut();
 }
 
 } // namespace podref::wire::detail

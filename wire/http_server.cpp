@@ -21,7 +21,7 @@ void http_server::impl::accept_next() {
       if (ec == net::error::operation_aborted || !self->acceptor.is_open())
         return;
       if (!ec) {
-        std::shared_ptr<detail::http_connection> c;
+        std::shared_ptr<detail::served_connection> c;
         {
           std::lock_guard<std::mutex> guard{self->mtx};
           if (!self->stopping
@@ -31,7 +31,7 @@ void http_server::impl::accept_next() {
           }
         }
         if (c)
-          detail::start_connection(c);
+          c->start();
         // else: the socket closes as it goes out of scope
       }
       self->accept_next();
@@ -39,10 +39,23 @@ void http_server::impl::accept_next() {
 }
 
 void http_server::impl::forget(
-  const std::shared_ptr<detail::http_connection>& c) {
+  const std::shared_ptr<detail::served_connection>& c) {
   std::lock_guard<std::mutex> guard{mtx};
   live.erase(c);
   cv.notify_all();
+}
+
+bool http_server::impl::replace(
+  const std::shared_ptr<detail::served_connection>& old,
+  std::shared_ptr<detail::served_connection> next) {
+  std::lock_guard<std::mutex> guard{mtx};
+  live.erase(old);
+  // stop() takes its copy of `live` under this lock: `next` is either in
+  // that copy or refused here.
+  if (!stopping)
+    live.insert(std::move(next));
+  cv.notify_all();
+  return !stopping;
 }
 
 result<std::unique_ptr<http_server>>
@@ -106,7 +119,7 @@ void http_server::stop() {
   if (x.stopped)
     return;
   x.stopped = true;
-  std::vector<std::shared_ptr<detail::http_connection>> open;
+  std::vector<std::shared_ptr<detail::served_connection>> open;
   {
     std::lock_guard<std::mutex> guard{x.mtx};
     x.stopping = true;
@@ -117,7 +130,7 @@ void http_server::stop() {
     core->acceptor.close(ignored);
   });
   for (auto& c : open)
-    detail::shut_connection(c);
+    c->shut();
   open.clear();
   {
     // Closing is quick; the deadline only guards against a stuck peer.

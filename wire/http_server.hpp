@@ -1,4 +1,5 @@
-// podref's Kubernetes API front over HTTP/1.1: the REST paths of v1 Secrets
+// podref's Kubernetes API front over HTTP/1.1 and HTTP/2 (h2c with prior
+// knowledge): the REST paths of v1 Secrets
 // and ConfigMaps (see router.hpp) in front of the in-memory API server
 // actor, so that kubectl and client-go work against it.
 //
@@ -7,6 +8,8 @@
 // the server actor that `source` returns at that moment (the server may be
 // restarted); the reply comes back through a CAF actor and is posted to the
 // connection's strand. A watch is one CAF actor as the server's watcher.
+// An HTTP/2 connection multiplexes requests and watches as streams (at most
+// max_streams at once), each dispatched as an HTTP/1.1 request is.
 //
 // This slice serves plain HTTP, unauthenticated, and refuses any address
 // but a loopback one.
@@ -42,6 +45,9 @@ struct http_server_options {
   std::uint16_t port = 0;
   std::size_t io_threads = 2;
   std::size_t max_connections = 1024;
+  /// HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS: streams (requests and watches)
+  /// open at once on one connection; the real server's (Go's) 250.
+  std::size_t max_streams = 250;
   std::size_t max_watches = 4096;
   /// Events written to a watch's socket buffer or waiting for it; past
   /// this the watch ends.

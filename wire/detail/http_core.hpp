@@ -24,12 +24,22 @@ namespace podref::wire {
 
 namespace detail {
 
-/// One client connection (http_connection.cpp).
-class http_connection;
+/// A connection as the listener sees it: registered with the server while
+/// open (HTTP/1.1 in http_connection.cpp, HTTP/2 in http2_session.cpp).
+class served_connection {
+public:
+  virtual ~served_connection() = default;
 
-/// Starts serving an accepted socket; the connection registers itself with
-/// `core` and unregisters when it closes.
-std::shared_ptr<http_connection>
+  /// Starts serving; the connection unregisters itself when it closes.
+  virtual void start() = 0;
+
+  /// Closes at once (server stop); any thread.
+  virtual void shut() = 0;
+};
+
+/// An accepted socket's connection: HTTP/1.1, or HTTP/2 when the client
+/// opens with its preface.
+std::shared_ptr<served_connection>
 make_connection(boost::asio::ip::tcp::socket socket, http_server::impl* core);
 
 /// The way in for threads outside the I/O context (CAF's): work is posted
@@ -40,11 +50,6 @@ struct io_gate {
   std::mutex mtx;
   bool open = true; // guarded by mtx
 };
-
-void start_connection(const std::shared_ptr<http_connection>& c);
-
-/// Closes a connection at once (server stop); any thread.
-void shut_connection(const std::shared_ptr<http_connection>& c);
 
 } // namespace detail
 
@@ -66,12 +71,16 @@ struct http_server::impl {
   std::shared_ptr<detail::io_gate> gate = std::make_shared<detail::io_gate>();
   std::mutex mtx;
   std::condition_variable cv;
-  std::set<std::shared_ptr<detail::http_connection>> live; // guarded by mtx
+  std::set<std::shared_ptr<detail::served_connection>> live; // guarded by mtx
   bool stopping = false;                      // guarded by mtx
   bool stopped = false;
 
   void accept_next();
-  void forget(const std::shared_ptr<detail::http_connection>& c);
+  void forget(const std::shared_ptr<detail::served_connection>& c);
+  /// `old` hands its socket to `next` (a protocol switch). False once the
+  /// server is stopping: `next` is not registered and must close.
+  bool replace(const std::shared_ptr<detail::served_connection>& old,
+               std::shared_ptr<detail::served_connection> next);
 };
 
 } // namespace podref::wire

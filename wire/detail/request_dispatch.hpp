@@ -1,0 +1,37 @@
+// What HTTP/1.1 connections and HTTP/2 streams share: a request's method,
+// target and the headers the front reads, turned into either a reply at
+// once or a call (or watch) for the API server actor. Private to wire/; no
+// Boost, no CAF.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "podref/wire/detail/api_bridge.hpp"
+
+namespace podref::wire::detail {
+
+/// One request as a connection read it.
+struct request_view {
+  std::string_view method;
+  /// The raw, still URL-encoded path and query.
+  std::string_view target;
+  std::string_view accept;
+  std::string_view content_type;
+  std::string_view body;
+};
+
+/// What to do with a request: answer `reply` now, or send `call` to the API
+/// server actor (call_api, or start_watch when `watch`).
+struct dispatch {
+  std::optional<http_reply> reply;
+  api_call call;
+  bool watch = false;
+};
+
+/// Routes and decodes `req`; `host_port` is the server's, for discovery.
+dispatch dispatch_request(const request_view& req,
+                          const std::string& host_port);
+
+} // namespace podref::wire::detail

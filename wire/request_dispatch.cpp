@@ -1,0 +1,77 @@
+// The request dispatch shared by HTTP/1.1 and HTTP/2: fixed documents and
+// routing failures are answered at once; API requests become an api_call.
+#include "podref/wire/detail/request_dispatch.hpp"
+
+#include <utility>
+
+#include "podref/wire/codec.hpp"
+#include "podref/wire/discovery.hpp"
+#include "podref/wire/openapi_v2.hpp"
+#include "podref/wire/router.hpp"
+#include "podref/wire/status.hpp"
+#include "podref/wire/table.hpp"
+
+namespace podref::wire::detail {
+
+namespace {
+
+dispatch answer(int status, std::string content_type, std::string body) {
+  dispatch d;
+  d.reply = http_reply{status, std::move(content_type), std::move(body)};
+  return d;
+}
+
+dispatch json_answer(std::string body) {
+  return answer(200, "application/json", std::move(body));
+}
+
+} // namespace
+
+dispatch dispatch_request(const request_view& req,
+                          const std::string& host_port) {
+  auto r = route_request(req.method, req.target);
+  switch (r.kind) {
+    case route_kind::version:
+      return json_answer(version_document());
+    case route_kind::healthz:
+    case route_kind::readyz:
+    case route_kind::livez:
+      return answer(200, "text/plain; charset=utf-8", "ok");
+    case route_kind::api_versions:
+      return json_answer(api_versions_document(host_port));
+    case route_kind::api_groups:
+      return json_answer(api_groups_document());
+    case route_kind::api_resources:
+      return json_answer(api_resources_document());
+    case route_kind::openapi_index:
+      return json_answer(openapi_index_document());
+    case route_kind::openapi_v1:
+      return json_answer(openapi_v1_document());
+    case route_kind::openapi_v2:
+      if (req.accept.find(openapi_v2_protobuf_type) != std::string_view::npos)
+        return answer(200, std::string{openapi_v2_protobuf_content_type},
+                      openapi_v2_protobuf());
+      return answer(200, "text/plain; charset=utf-8", openapi_v2_json());
+    case route_kind::failure:
+      return answer(r.failure.code, "application/json", r.failure.body);
+    default:
+      break;
+  }
+  dispatch d;
+  d.call.table = wants_table(req.accept);
+  if (r.kind == route_kind::create || r.kind == route_kind::update) {
+    auto decoded = decode_request_body(
+      r.res, req.content_type, req.body, r.ns,
+      r.kind == route_kind::update ? r.name : std::string{});
+    if (decoded.failure)
+      return answer(decoded.failure->code, "application/json",
+                    decoded.failure->body);
+    d.call.object = std::move(decoded.object);
+    d.call.table = false;
+  }
+  d.watch = r.kind == route_kind::watch;
+  d.call.r = std::move(r);
+  return d;
+}
+
+} // namespace podref::wire::detail
