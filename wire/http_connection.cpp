@@ -1,7 +1,8 @@
-// One HTTP/1.1 connection of the HTTP front (Boost.Beast): bounded requests
-// read in order, answered with Status bodies or the API server actor's
-// replies, and watches streamed as chunked NDJSON. The only file of the
-// library that includes Beast.
+// One HTTP/1.1 connection of the HTTP front (Boost.Beast), over TCP or TLS:
+// bounded requests read in order, checked for credentials (access.hpp),
+// answered with Status bodies or the API server actor's replies, and
+// watches streamed as chunked NDJSON. The only file of the library that
+// includes Beast.
 #include "podref/wire/detail/http_core.hpp"
 
 #include <deque>
@@ -15,11 +16,14 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <caf/actor.hpp>
 
+#include "podref/wire/access.hpp"
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/tls_context.hpp"
 #include "podref/wire/discovery.hpp"
 #include "podref/wire/openapi_v2.hpp"
 #include "podref/wire/router.hpp"
@@ -71,35 +75,86 @@ constexpr const char* watch_head = "HTTP/1.1 200 OK\r\n"
 
 } // namespace
 
-/// One client connection: requests in order, one at a time; a watch takes
-/// the connection until it ends, then the connection closes.
+/// What the listener holds of a connection, whatever its stream.
 class http_connection
   : public std::enable_shared_from_this<http_connection> {
 public:
-  http_connection(tcp::socket socket, http_server::impl* core)
-    : stream_(std::move(socket)), core_(core),
+  virtual ~http_connection() = default;
+
+  virtual void start() = 0;
+
+  /// Ends everything at once (server stop); any thread.
+  virtual void shut() = 0;
+};
+
+namespace {
+
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+/// One client connection: requests in order, one at a time; a watch takes
+/// the connection until it ends, then the connection closes. `Stream` is
+/// beast::tcp_stream or tls_stream.
+template <class Stream>
+class connection_on final : public http_connection {
+public:
+  static constexpr bool is_tls = std::is_same_v<Stream, tls_stream>;
+
+  template <class... Ts>
+  connection_on(tcp::socket socket, http_server::impl* core, Ts&&... xs)
+    : stream_(std::move(socket), std::forward<Ts>(xs)...), core_(core),
       timer_(stream_.get_executor()) {
     // nop
   }
 
   // Destroyed without close_now() only when the I/O context goes first.
-  ~http_connection() {
+  ~connection_on() override {
     if (session_)
       session_->cancel();
   }
 
-  void start() {
-    net::dispatch(stream_.get_executor(),
-                  [self = shared_from_this()] { self->read_request(); });
+  void start() override {
+    // The handshake and the first request share one deadline: a client
+    // cannot stretch the time to its first request by handshaking slowly.
+    first_deadline_ = std::chrono::steady_clock::now()
+                      + core_->options.request_read_timeout;
+    net::dispatch(stream_.get_executor(), [self = self()] {
+      if constexpr (is_tls)
+        self->handshake();
+      else
+        self->read_request();
+    });
   }
 
-  /// Ends everything at once (server stop); any thread.
-  void shut() {
-    net::post(stream_.get_executor(),
-              [self = shared_from_this()] { self->close_now(); });
+  void shut() override {
+    net::post(stream_.get_executor(), [self = self()] { self->close_now(); });
   }
 
 private:
+  std::shared_ptr<connection_on> self() {
+    return std::static_pointer_cast<connection_on>(shared_from_this());
+  }
+
+  beast::tcp_stream& lowest() {
+    return beast::get_lowest_layer(stream_);
+  }
+
+  void handshake() {
+    lowest().expires_at(first_deadline_);
+    stream_.async_handshake(
+      net::ssl::stream_base::server, [self = self()](error_code ec) {
+        self->lowest().expires_never();
+        if (ec) {
+          // Not TLS, a certificate OpenSSL refused, or too slow: this
+          // connection ends, the server goes on.
+          self->close_now();
+          return;
+        }
+        self->certificate_user_
+          = client_certificate_user(self->stream_.native_handle());
+        self->read_request();
+      });
+  }
+
   /// A callable for CAF threads: runs `f` on this connection's strand if
   /// the connection and the server's gate are still there, else drops it.
   template <class F>
@@ -111,7 +166,8 @@ private:
       std::lock_guard<std::mutex> guard{gate->mtx};
       if (!gate->open)
         return;
-      if (auto self = weak.lock()) {
+      if (auto self
+          = std::static_pointer_cast<connection_on>(weak.lock())) {
         auto strand = self->stream_.get_executor();
         net::post(strand, [self = std::move(self), f,
                            args = std::make_tuple(std::move(xs)...)]() mutable {
@@ -128,15 +184,19 @@ private:
     parser_->header_limit(
       static_cast<std::uint32_t>(core_->options.max_header_bytes));
     parser_->body_limit(core_->options.max_body_bytes);
-    stream_.expires_after(core_->options.request_read_timeout);
+    if (first_request_)
+      lowest().expires_at(first_deadline_);
+    else
+      lowest().expires_after(core_->options.request_read_timeout);
+    first_request_ = false;
     http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](error_code ec, std::size_t) {
+                     [self = self()](error_code ec, std::size_t) {
                        self->on_read(ec);
                      });
   }
 
   void on_read(error_code ec) {
-    stream_.expires_never();
+    lowest().expires_never();
     if (ec == http::error::body_limit) {
       auto status = too_large_status(core_->options.max_body_bytes);
       reply(status.code, "application/json", status.body, false);
@@ -160,6 +220,14 @@ private:
     auto target = std::string{view_of(request_.target())};
     auto r = route_request(method, target);
     auto keep = request_.keep_alive();
+    access_policy policy{is_tls, core_->options.tokens.get(),
+                         core_->options.anonymous};
+    credentials presented{certificate_user_ ? &*certificate_user_ : nullptr,
+                          view_of(request_[http::field::authorization])};
+    auto path = std::string_view{target}.substr(
+      0, std::string_view{target}.find('?'));
+    if (auto denied = check_access(policy, presented, r, path))
+      return reply(denied->code, "application/json", denied->body, keep);
     auto json_reply = [&](const std::string& body) {
       reply(200, "application/json", body, keep);
     };
@@ -212,7 +280,7 @@ private:
       return start_watch(std::move(call));
     call_api(*core_->sys, core_->source(), std::move(call),
              core_->options.api_timeout,
-             from_outside([keep](http_connection& c, http_reply rep) {
+             from_outside([keep](connection_on& c, http_reply rep) {
                c.reply(rep.status, rep.content_type, std::move(rep.body),
                        keep);
              }));
@@ -226,11 +294,11 @@ private:
       make_response(status, std::move(content_type), std::move(body),
                     request_.version() == 0 ? 11 : request_.version()));
     res->keep_alive(keep);
-    stream_.expires_after(core_->options.write_timeout);
+    lowest().expires_after(core_->options.write_timeout);
     http::async_write(stream_, *res,
-                      [self = shared_from_this(), res,
+                      [self = self(), res,
                        keep](error_code ec, std::size_t) {
-                        self->stream_.expires_never();
+                        self->lowest().expires_never();
                         if (ec || !keep)
                           self->close_now();
                         else
@@ -250,12 +318,12 @@ private:
     watching_ = true;
     queue_.emplace_back(watch_head);
     write_next();
-    auto self = shared_from_this();
+    auto self = this->self();
     watch_callbacks cb;
-    cb.on_line = from_outside([](http_connection& c, std::string line) {
+    cb.on_line = from_outside([](connection_on& c, std::string line) {
       c.push_event(std::move(line));
     });
-    cb.on_end = from_outside([](http_connection& c) { c.finish_watch(); });
+    cb.on_end = from_outside([](connection_on& c) { c.finish_watch(); });
     auto timeout = call.r.timeout_seconds;
     session_ = detail::start_watch(*core_->sys, core_->source(),
                                    std::move(call), std::move(cb));
@@ -267,11 +335,17 @@ private:
       });
     }
     // A watch reads nothing more; a read completing means the client went.
-    stream_.socket().async_read_some(
-      net::buffer(probe_), [self](error_code, std::size_t) {
-        if (!self->finishing_)
-          self->close_now();
-      });
+    // (Over TLS through the TLS layer, which allows one read beside the
+    // writes; over TCP on the socket, out of reach of the write deadline.)
+    auto on_probe = [self](error_code, std::size_t) {
+      if (!self->finishing_)
+        self->close_now();
+    };
+    if constexpr (is_tls)
+      stream_.async_read_some(net::buffer(probe_), std::move(on_probe));
+    else
+      lowest().socket().async_read_some(net::buffer(probe_),
+                                        std::move(on_probe));
   }
 
   void push_event(std::string line) {
@@ -310,11 +384,11 @@ private:
     writing_ = true;
     current_ = std::move(queue_.front());
     queue_.pop_front();
-    stream_.expires_after(core_->options.write_timeout);
+    lowest().expires_after(core_->options.write_timeout);
     net::async_write(stream_, net::buffer(current_),
-                     [self = shared_from_this()](error_code ec, std::size_t) {
+                     [self = self()](error_code ec, std::size_t) {
                        self->writing_ = false;
-                       self->stream_.expires_never();
+                       self->lowest().expires_never();
                        if (ec)
                          self->close_now();
                        else
@@ -332,12 +406,12 @@ private:
     if (watching_)
       core_->watches.fetch_sub(1);
     error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
+    lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    lowest().socket().close(ignored);
     core_->forget(shared_from_this());
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   http_server::impl* core_;
   net::steady_timer timer_;
   beast::flat_buffer buffer_;
@@ -347,15 +421,24 @@ private:
   std::deque<std::string> queue_;
   std::string current_;
   char probe_[1];
+  std::chrono::steady_clock::time_point first_deadline_;
+  std::optional<user_info> certificate_user_;
+  bool first_request_ = true;
   bool writing_ = false;
   bool watching_ = false;
   bool finishing_ = false;
   bool closed_ = false;
 };
 
+} // namespace
+
 std::shared_ptr<http_connection>
 make_connection(tcp::socket socket, http_server::impl* core) {
-  return std::make_shared<http_connection>(std::move(socket), core);
+  if (core->tls)
+    return std::make_shared<connection_on<tls_stream>>(std::move(socket), core,
+                                                       *core->tls);
+  return std::make_shared<connection_on<beast::tcp_stream>>(std::move(socket),
+                                                            core);
 }
 
 void start_connection(const std::shared_ptr<http_connection>& c) {
