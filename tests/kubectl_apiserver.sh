@@ -3,8 +3,10 @@
 #
 #   kubectl_apiserver.sh PODREF CASE
 #
-# CASE: get | get-yaml | create | delete | watch. The server starts on a free
-# loopback port with a kubeconfig in a temporary directory; each kubectl run
+# CASE: get | get-yaml | create | delete | watch | tls-get | tls-create |
+# tls-unauthorized. The server starts on a free loopback port with a
+# kubeconfig in a temporary directory (tls-*: HTTPS with material made in
+# the directory by --tls-dir, and the kubeconfig's admin token); each kubectl run
 # gets a fresh --cache-dir (discovery is cached on disk). Uses $PODREF_KUBECTL
 # when set, else the first of /usr/lib/google-cloud-sdk/bin/kubectl.1.32 and
 # `kubectl` on PATH (Debian's kubernetes-client on a fresh machine); exits 77
@@ -60,7 +62,11 @@ data:
   k: v
 YAML
 
-"$podref" apiserver --listen 127.0.0.1:0 --load "$dir/seed.yaml" \
+tls_flags=()
+case "$case_name" in
+  tls-*) tls_flags=(--tls-dir "$dir/tls") ;;
+esac
+"$podref" apiserver --listen 127.0.0.1:0 --load "$dir/seed.yaml" "${tls_flags[@]}" \
   --write-kubeconfig "$dir/kubeconfig" >"$dir/server.out" 2>"$dir/server.err" &
 server_pid=$!
 
@@ -159,6 +165,45 @@ YAML
     grep -Eq '^c2 +2 +[0-9]+s' "$dir/watch.out" || fail "no row for c2"
     out=$(k get cm c2 -o jsonpath='{.data.c}')
     [ "$out" = "d" ] || fail "stored data: $out"
+    ;;
+  tls-get)
+    grep -q '^serving on https://127.0.0.1:' "$dir/server.out" || fail "not https"
+    [ "$(stat -c %a "$dir/kubeconfig")" = 600 ] || fail "kubeconfig not 0600"
+    grep -q 'certificate-authority-data: ' "$dir/kubeconfig" || fail "no CA data"
+    out=$(k get secrets)
+    echo "$out"
+    echo "$out" | grep -Eq '^s1 +Opaque +2 +[0-9]+s' || fail "no row for s1"
+    out=$(k get cm c1 -o jsonpath='{.data.k}')
+    [ "$out" = "v" ] || fail "stored data: $out"
+    ;;
+  tls-create)
+    cat >"$dir/new.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kf2
+data:
+  a: b
+YAML
+    out=$(k create -f "$dir/new.yaml")
+    echo "$out"
+    [ "$out" = "configmap/kf2 created" ] || fail "create said: $out"
+    out=$(k get cm kf2 -o jsonpath='{.data.a}')
+    [ "$out" = "b" ] || fail "stored data: $out"
+    ;;
+  tls-unauthorized)
+    sed -E 's/^( +token: ).*/\1"not-the-token"/' "$dir/kubeconfig" >"$dir/wrong"
+    grep -q 'not-the-token' "$dir/wrong" || fail "no token line to replace"
+    if "$kubectl_bin" --kubeconfig "$dir/wrong" --cache-dir "$dir/cache-w" \
+      get secrets >"$dir/out" 2>"$dir/err"; then
+      fail "a wrong token got in: $(cat "$dir/out")"
+    fi
+    cat "$dir/err"
+    grep -q 'You must be logged in to the server' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    if grep -q 'not-the-token' "$dir/err" "$dir/server.out" "$dir/server.err"; then
+      fail "the token was echoed"
+    fi
     ;;
   *)
     echo "unknown case $case_name"

@@ -1,7 +1,8 @@
 // `podref apiserver`: the in-memory API server behind the Kubernetes REST
-// API over plain HTTP on loopback, so that kubectl and client-go work
-// against it without a cluster (issue 18, first slice: v1 Secrets and
-// ConfigMaps; no TLS, no authentication).
+// API, so that kubectl and client-go work against it without a cluster
+// (issue 18: v1 Secrets and ConfigMaps). Plain HTTP on loopback without
+// authentication, or HTTPS on any address with bearer tokens and client
+// certificates (docs/apiserver.md).
 #pragma once
 
 #include <iosfwd>
@@ -16,8 +17,22 @@ namespace podref::cli {
 
 /// The arguments of `podref apiserver`.
 struct apiserver_options {
-  /// ADDRESS:PORT; a loopback address; port 0 picks a free one.
+  /// ADDRESS:PORT; a loopback address without TLS; port 0 picks a free one.
   std::string listen = "127.0.0.1:0";
+  /// Where the generated TLS material lives (made at first start).
+  std::string tls_dir;
+  /// A serving certificate and key of the user's (instead of tls_dir).
+  std::string tls_cert;
+  std::string tls_key;
+  /// The CA whose client certificates authenticate (default with tls_dir:
+  /// its CA).
+  std::string client_ca;
+  /// Bearer tokens (kube-apiserver's --token-auth-file format); default
+  /// with tls_dir: DIR/tokens.csv, made with one admin token.
+  std::string token_file;
+  /// Let requests without a credential reach /version and the health
+  /// paths.
+  bool anonymous = false;
   /// Manifests whose Secrets and ConfigMaps the server starts with.
   std::vector<std::string> load;
   /// Where to write a kubeconfig for the server; empty: none.

@@ -27,6 +27,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <nghttp2/nghttp2.h>
 
@@ -63,6 +64,7 @@ struct h2_stream {
   std::string path;
   std::string accept;
   std::string content_type;
+  std::string authorization;
   std::string body;
   /// HPACK-decoded size, counted as SETTINGS_MAX_HEADER_LIST_SIZE is.
   std::size_t header_bytes = 0;
@@ -94,8 +96,10 @@ class http2_connection final
     public std::enable_shared_from_this<http2_connection<Stream>> {
 public:
   http2_connection(Stream stream, http_server::impl* core,
-                   std::string received)
+                   std::string received,
+                   std::optional<user_info> certificate_user)
     : stream_(std::move(stream)), core_(core), received_(std::move(received)),
+      certificate_user_(std::move(certificate_user)),
       sweep_(stream_.get_executor()) {
     nghttp2_session_callbacks* cbs = nullptr;
     nghttp2_session_callbacks_new(&cbs);
@@ -355,6 +359,8 @@ private:
       st->accept = std::move(v);
     else if (n == "content-type")
       st->content_type = std::move(v);
+    else if (n == "authorization")
+      st->authorization = std::move(v);
     return 0;
   }
 
@@ -458,9 +464,13 @@ private:
   // -- requests --------------------------------------------------------------------
 
   void handle(h2_stream& st) {
-    request_view req{st.method, st.path, st.accept, st.content_type, st.body};
-    auto d = dispatch_request(req, core_->host + ":"
-                                     + std::to_string(core_->port));
+    request_view req{st.method,       st.path,          st.accept,
+                     st.content_type, st.authorization, st.body};
+    access_policy policy{std::is_same_v<Stream, tls_stream>,
+                         core_->options.tokens.get(), core_->options.anonymous};
+    auto d = dispatch_request(
+      req, core_->host + ":" + std::to_string(core_->port), policy,
+      certificate_user_ ? &*certificate_user_ : nullptr);
     st.body.clear();
     if (d.reply)
       return respond(st, d.reply->status, d.reply->content_type,
@@ -583,6 +593,7 @@ private:
   Stream stream_;
   http_server::impl* core_;
   std::string received_;
+  std::optional<user_info> certificate_user_;
   nghttp2_session* session_ = nullptr;
   net::steady_timer sweep_;
   std::map<std::int32_t, std::unique_ptr<h2_stream>> streams_;
@@ -600,13 +611,19 @@ private:
 template <class Stream>
 std::shared_ptr<served_connection>
 make_http2_connection(Stream stream, http_server::impl* core,
-                      std::string received) {
-  return std::make_shared<http2_connection<Stream>>(std::move(stream), core,
-                                                    std::move(received));
+                      std::string received,
+                      std::optional<user_info> certificate_user) {
+  return std::make_shared<http2_connection<Stream>>(
+    std::move(stream), core, std::move(received), std::move(certificate_user));
 }
 
 template std::shared_ptr<served_connection>
 make_http2_connection<beast::tcp_stream>(beast::tcp_stream, http_server::impl*,
-                                         std::string);
+                                         std::string,
+                                         std::optional<user_info>);
+
+template std::shared_ptr<served_connection>
+make_http2_connection<tls_stream>(tls_stream, http_server::impl*, std::string,
+                                  std::optional<user_info>);
 
 } // namespace podref::wire::detail

@@ -1,7 +1,9 @@
-// One HTTP/1.1 connection of the HTTP front (Boost.Beast): bounded requests
-// read in order, answered with Status bodies or the API server actor's
-// replies, and watches streamed as chunked NDJSON. The only file of the
-// library that includes Beast.
+// One HTTP/1.1 connection of the HTTP front (Boost.Beast), over TCP or TLS:
+// bounded requests read in order, dispatched as HTTP/2 streams are
+// (request_dispatch.hpp: credentials, routing, decoding), answered with
+// Status bodies or the API server actor's replies, and watches streamed as
+// chunked NDJSON. A connection that opens with HTTP/2's preface (plain
+// HTTP) or chooses h2 by ALPN (TLS) is handed to an HTTP/2 session.
 #include "podref/wire/detail/http_core.hpp"
 
 #include <deque>
@@ -15,12 +17,14 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <caf/actor.hpp>
 
 #include "podref/wire/detail/api_bridge.hpp"
 #include "podref/wire/detail/http2_session.hpp"
 #include "podref/wire/detail/request_dispatch.hpp"
+#include "podref/wire/detail/tls_context.hpp"
 #include "podref/wire/status.hpp"
 
 namespace podref::wire::detail {
@@ -68,45 +72,117 @@ constexpr const char* watch_head = "HTTP/1.1 200 OK\r\n"
 
 } // namespace
 
+namespace {
+
 /// One client connection: requests in order, one at a time; a watch takes
-/// the connection until it ends, then the connection closes.
-class http_connection final
+/// the connection until it ends, then the connection closes. `Stream` is
+/// beast::tcp_stream or tls_stream.
+template <class Stream>
+class connection_on final
   : public served_connection,
-    public std::enable_shared_from_this<http_connection> {
+    public std::enable_shared_from_this<connection_on<Stream>> {
 public:
-  http_connection(tcp::socket socket, http_server::impl* core)
-    : stream_(std::move(socket)), core_(core),
+  static constexpr bool is_tls = std::is_same_v<Stream, tls_stream>;
+
+  template <class... Ts>
+  connection_on(tcp::socket socket, http_server::impl* core, Ts&&... xs)
+    : stream_(std::move(socket), std::forward<Ts>(xs)...), core_(core),
       timer_(stream_.get_executor()) {
     // nop
   }
 
   // Destroyed without close_now() only when the I/O context goes first.
-  ~http_connection() {
+  ~connection_on() override {
     if (session_)
       session_->cancel();
   }
 
   void start() override {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-      self->stream_.expires_after(self->core_->options.request_read_timeout);
-      self->sniff();
+    // The handshake and the first request share one deadline: a client
+    // cannot stretch the time to its first request by handshaking slowly.
+    first_deadline_ = std::chrono::steady_clock::now()
+                      + core_->options.request_read_timeout;
+    net::dispatch(stream_.get_executor(), [self = self()] {
+      if constexpr (is_tls)
+        self->handshake();
+      else
+        self->sniff();
     });
   }
 
-  /// Ends everything at once (server stop); any thread.
   void shut() override {
-    net::post(stream_.get_executor(),
-              [self = shared_from_this()] { self->close_now(); });
+    net::post(stream_.get_executor(), [self = self()] { self->close_now(); });
   }
 
 private:
+  std::shared_ptr<connection_on> self() {
+    return this->shared_from_this();
+  }
+
+  beast::tcp_stream& lowest() {
+    return beast::get_lowest_layer(stream_);
+  }
+
+  void handshake() {
+    lowest().expires_at(first_deadline_);
+    stream_.async_handshake(
+      net::ssl::stream_base::server, [self = self()](error_code ec) {
+        self->lowest().expires_never();
+        if (ec) {
+          // Not TLS, a certificate OpenSSL refused, or too slow: this
+          // connection ends, the server goes on.
+          self->close_now();
+          return;
+        }
+        self->certificate_user_
+          = client_certificate_user(self->stream_.native_handle());
+        if (chose_http2(self->stream_.native_handle()))
+          return self->hand_to_http2({});
+        self->read_request();
+      });
+  }
+
+  /// The first bytes on plain HTTP: HTTP/2's client preface (h2c with prior
+  /// knowledge) hands the socket to an HTTP/2 session, anything else is
+  /// HTTP/1.1. Within the first request's deadline.
+  void sniff() {
+    auto want = http2_client_preface.size() - buffer_.size();
+    lowest().expires_at(first_deadline_);
+    stream_.async_read_some(
+      buffer_.prepare(want), [self = self()](error_code ec, std::size_t n) {
+        if (ec)
+          return self->close_now();
+        self->buffer_.commit(n);
+        auto have = beast::buffers_to_string(self->buffer_.data());
+        if (have != http2_client_preface.substr(0, have.size()))
+          return self->read_request();
+        if (have.size() < http2_client_preface.size())
+          return self->sniff();
+        self->hand_to_http2(std::move(have));
+      });
+  }
+
+  /// The stream goes to an HTTP/2 session with what was already read of it;
+  /// this connection ends without closing the socket.
+  void hand_to_http2(std::string received) {
+    lowest().expires_never();
+    closed_ = true;
+    auto next = make_http2_connection(std::move(stream_), core_,
+                                      std::move(received),
+                                      std::move(certificate_user_));
+    if (core_->replace(this->shared_from_this(), next))
+      next->start();
+    else
+      next->shut();
+  }
+
   /// A callable for CAF threads: runs `f` on this connection's strand if
   /// the connection and the server's gate are still there, else drops it.
   template <class F>
   auto from_outside(F f) {
     // Holds nothing of the I/O context (not even the strand: its
     // destructor touches the context), as it may outlive it.
-    return [gate = core_->gate, weak = weak_from_this(),
+    return [gate = core_->gate, weak = this->weak_from_this(),
             f = std::move(f)](auto... xs) {
       std::lock_guard<std::mutex> guard{gate->mtx};
       if (!gate->open)
@@ -121,55 +197,26 @@ private:
     };
   }
 
-  /// The first bytes: HTTP/2's client preface (h2c with prior knowledge)
-  /// hands the socket to an HTTP/2 session, anything else is HTTP/1.1.
-  /// Within the first request's read deadline.
-  void sniff() {
-    auto want = http2_client_preface.size() - buffer_.size();
-    stream_.async_read_some(
-      buffer_.prepare(want),
-      [self = shared_from_this()](error_code ec, std::size_t n) {
-        if (ec)
-          return self->close_now();
-        self->buffer_.commit(n);
-        auto have = beast::buffers_to_string(self->buffer_.data());
-        auto preface = http2_client_preface.substr(0, have.size());
-        if (have != preface)
-          return self->read_request(false);
-        if (have.size() < http2_client_preface.size())
-          return self->sniff();
-        self->hand_to_http2(std::move(have));
-      });
-  }
-
-  void hand_to_http2(std::string received) {
-    stream_.expires_never();
-    closed_ = true;
-    auto next = make_http2_connection(beast::tcp_stream{stream_.release_socket()},
-                                      core_, std::move(received));
-    if (core_->replace(shared_from_this(), next))
-      next->start();
-    else
-      next->shut();
-  }
-
-  void read_request(bool arm_deadline = true) {
+  void read_request() {
     if (closed_)
       return;
     parser_.emplace();
     parser_->header_limit(
       static_cast<std::uint32_t>(core_->options.max_header_bytes));
     parser_->body_limit(core_->options.max_body_bytes);
-    if (arm_deadline)
-      stream_.expires_after(core_->options.request_read_timeout);
+    if (first_request_)
+      lowest().expires_at(first_deadline_);
+    else
+      lowest().expires_after(core_->options.request_read_timeout);
+    first_request_ = false;
     http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](error_code ec, std::size_t) {
+                     [self = self()](error_code ec, std::size_t) {
                        self->on_read(ec);
                      });
   }
 
   void on_read(error_code ec) {
-    stream_.expires_never();
+    lowest().expires_never();
     if (ec == http::error::body_limit) {
       auto status = too_large_status(core_->options.max_body_bytes);
       reply(status.code, "application/json", status.body, false);
@@ -194,9 +241,13 @@ private:
                      view_of(request_.target()),
                      view_of(request_[http::field::accept]),
                      view_of(request_[http::field::content_type]),
+                     view_of(request_[http::field::authorization]),
                      request_.body()};
-    auto d = dispatch_request(req, core_->host + ":"
-                                     + std::to_string(core_->port));
+    access_policy policy{is_tls, core_->options.tokens.get(),
+                         core_->options.anonymous};
+    auto d = dispatch_request(
+      req, core_->host + ":" + std::to_string(core_->port), policy,
+      certificate_user_ ? &*certificate_user_ : nullptr);
     if (d.reply)
       return reply(d.reply->status, std::move(d.reply->content_type),
                    std::move(d.reply->body), keep);
@@ -204,7 +255,7 @@ private:
       return start_watch(std::move(d.call));
     call_api(*core_->sys, core_->source(), std::move(d.call),
              core_->options.api_timeout,
-             from_outside([keep](http_connection& c, http_reply rep) {
+             from_outside([keep](connection_on& c, http_reply rep) {
                c.reply(rep.status, rep.content_type, std::move(rep.body),
                        keep);
              }));
@@ -218,11 +269,11 @@ private:
       make_response(status, std::move(content_type), std::move(body),
                     request_.version() == 0 ? 11 : request_.version()));
     res->keep_alive(keep);
-    stream_.expires_after(core_->options.write_timeout);
+    lowest().expires_after(core_->options.write_timeout);
     http::async_write(stream_, *res,
-                      [self = shared_from_this(), res,
+                      [self = self(), res,
                        keep](error_code ec, std::size_t) {
-                        self->stream_.expires_never();
+                        self->lowest().expires_never();
                         if (ec || !keep)
                           self->close_now();
                         else
@@ -242,12 +293,12 @@ private:
     watching_ = true;
     queue_.emplace_back(watch_head);
     write_next();
-    auto self = shared_from_this();
+    auto self = this->self();
     watch_callbacks cb;
-    cb.on_line = from_outside([](http_connection& c, std::string line) {
+    cb.on_line = from_outside([](connection_on& c, std::string line) {
       c.push_event(std::move(line));
     });
-    cb.on_end = from_outside([](http_connection& c) { c.finish_watch(); });
+    cb.on_end = from_outside([](connection_on& c) { c.finish_watch(); });
     auto timeout = call.r.timeout_seconds;
     session_ = detail::start_watch(*core_->sys, core_->source(),
                                    std::move(call), std::move(cb));
@@ -259,11 +310,17 @@ private:
       });
     }
     // A watch reads nothing more; a read completing means the client went.
-    stream_.socket().async_read_some(
-      net::buffer(probe_), [self](error_code, std::size_t) {
-        if (!self->finishing_)
-          self->close_now();
-      });
+    // (Over TLS through the TLS layer, which allows one read beside the
+    // writes; over TCP on the socket, out of reach of the write deadline.)
+    auto on_probe = [self](error_code, std::size_t) {
+      if (!self->finishing_)
+        self->close_now();
+    };
+    if constexpr (is_tls)
+      stream_.async_read_some(net::buffer(probe_), std::move(on_probe));
+    else
+      lowest().socket().async_read_some(net::buffer(probe_),
+                                        std::move(on_probe));
   }
 
   void push_event(std::string line) {
@@ -302,11 +359,11 @@ private:
     writing_ = true;
     current_ = std::move(queue_.front());
     queue_.pop_front();
-    stream_.expires_after(core_->options.write_timeout);
+    lowest().expires_after(core_->options.write_timeout);
     net::async_write(stream_, net::buffer(current_),
-                     [self = shared_from_this()](error_code ec, std::size_t) {
+                     [self = self()](error_code ec, std::size_t) {
                        self->writing_ = false;
-                       self->stream_.expires_never();
+                       self->lowest().expires_never();
                        if (ec)
                          self->close_now();
                        else
@@ -324,12 +381,12 @@ private:
     if (watching_)
       core_->watches.fetch_sub(1);
     error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
-    core_->forget(shared_from_this());
+    lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    lowest().socket().close(ignored);
+    core_->forget(this->shared_from_this());
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   http_server::impl* core_;
   net::steady_timer timer_;
   beast::flat_buffer buffer_;
@@ -339,15 +396,24 @@ private:
   std::deque<std::string> queue_;
   std::string current_;
   char probe_[1];
+  std::chrono::steady_clock::time_point first_deadline_;
+  std::optional<user_info> certificate_user_;
+  bool first_request_ = true;
   bool writing_ = false;
   bool watching_ = false;
   bool finishing_ = false;
   bool closed_ = false;
 };
 
+} // namespace
+
 std::shared_ptr<served_connection>
 make_connection(tcp::socket socket, http_server::impl* core) {
-  return std::make_shared<http_connection>(std::move(socket), core);
+  if (core->tls)
+    return std::make_shared<connection_on<tls_stream>>(std::move(socket), core,
+                                                       *core->tls);
+  return std::make_shared<connection_on<beast::tcp_stream>>(std::move(socket),
+                                                            core);
 }
 
 } // namespace podref::wire::detail

@@ -1,7 +1,9 @@
-// The HTTP front's listener: binds a loopback address, accepts within the
-// connection bound, runs the I/O threads, and stops them with every
-// connection closed.
+// The HTTP front's listener: binds the address (a loopback one without
+// TLS), accepts within the connection bound, runs the I/O threads, and
+// stops them with every connection closed.
 #include "podref/wire/detail/http_core.hpp"
+
+#include "podref/wire/detail/tls_context.hpp"
 
 #include <chrono>
 #include <utility>
@@ -66,12 +68,22 @@ http_server::start(caf::actor_system& sys, source_function source,
   if (ec)
     return error_info{errc::invalid_argument,
                       "invalid listen address \"" + options.address + "\""};
-  if (!addr.is_loopback())
+  if (!addr.is_loopback() && !options.tls)
     return error_info{errc::invalid_argument,
                       "cannot listen on " + options.address
                         + ": TLS and credentials are required beyond "
                           "loopback"};
+  if (!options.tls && (options.tokens || options.anonymous))
+    return error_info{errc::invalid_argument,
+                      "tokens and anonymous access need TLS: plain HTTP "
+                      "is not authenticated"};
   auto x = std::make_unique<impl>();
+  if (options.tls) {
+    auto ctx = detail::make_server_tls_context(*options.tls);
+    if (!ctx)
+      return ctx.error();
+    x->tls = std::move(ctx).value();
+  }
   x->sys = &sys;
   x->source = std::move(source);
   x->options = options;
@@ -111,7 +123,7 @@ std::uint16_t http_server::port() const noexcept {
 }
 
 std::string http_server::url() const {
-  return "http://" + impl_->host + ":" + std::to_string(impl_->port);
+  return (impl_->tls ? "https://" : "http://") + impl_->host + ":" + std::to_string(impl_->port);
 }
 
 void http_server::stop() {

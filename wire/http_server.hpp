@@ -11,8 +11,13 @@
 // An HTTP/2 connection multiplexes requests and watches as streams (at most
 // max_streams at once), each dispatched as an HTTP/1.1 request is.
 //
-// This slice serves plain HTTP, unauthenticated, and refuses any address
-// but a loopback one.
+// Plain HTTP is served on loopback addresses only, unauthenticated. With
+// TLS (options::tls) any address may be listened on, and every request
+// needs a credential (see access.hpp): a bearer token of options::tokens or
+// a client certificate signed by tls->client_ca_file; anonymous requests
+// reach only /version and the health paths, and only with
+// options::anonymous. The TLS handshake counts in the time to send the
+// first request.
 //
 // Bounds on what clients control: request body (413 past it, as the real
 // server's 3 MiB), header size, time to send a request (slowloris),
@@ -26,6 +31,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "podref/messages/errors.hpp"
@@ -37,9 +43,21 @@ class actor_system;
 
 namespace podref::wire {
 
+class token_table;
+
+/// The PEM files of an HTTPS front.
+struct http_tls_options {
+  /// The serving certificate (and its chain).
+  std::string cert_file;
+  std::string key_file;
+  /// Client certificates signed by this CA authenticate (user = CN, groups
+  /// = O); empty: none do.
+  std::string client_ca_file;
+};
+
 /// Settings of one HTTP front.
 struct http_server_options {
-  /// A loopback address (IPv4 or IPv6) to listen on.
+  /// The address (IPv4 or IPv6) to listen on; a loopback one without TLS.
   std::string address = "127.0.0.1";
   /// 0 picks a free port (see http_server::port()).
   std::uint16_t port = 0;
@@ -61,6 +79,13 @@ struct http_server_options {
   std::chrono::milliseconds api_timeout{30000};
   /// Time one write to a client may take before the connection closes.
   std::chrono::milliseconds write_timeout{30000};
+  /// Serve HTTPS with these files.
+  std::optional<http_tls_options> tls;
+  /// The bearer tokens that authenticate (with TLS only).
+  std::shared_ptr<const token_table> tokens;
+  /// Let requests without a credential reach /version, /healthz, /readyz
+  /// and /livez (with TLS only; without TLS nothing is authenticated).
+  bool anonymous = false;
 };
 
 /// A running HTTP front. Stopping (stop() or the destructor) ends open
@@ -69,9 +94,10 @@ class http_server {
 public:
   using source_function = std::function<caf::actor()>;
 
-  /// Listens and starts serving. Fails for a non-loopback address ("TLS
-  /// and credentials are required beyond loopback") or when the address
-  /// cannot be bound.
+  /// Listens and starts serving. Fails for a non-loopback address without
+  /// TLS ("TLS and credentials are required beyond loopback"), for tokens
+  /// or anonymous access without TLS, for unusable TLS files, or when the
+  /// address cannot be bound.
   static result<std::unique_ptr<http_server>>
   start(caf::actor_system& sys, source_function source,
         const http_server_options& options);
@@ -84,7 +110,7 @@ public:
   /// The port listened on (the chosen one when options.port was 0).
   std::uint16_t port() const noexcept;
 
-  /// http://ADDRESS:PORT (IPv6 in brackets).
+  /// http://ADDRESS:PORT or https://ADDRESS:PORT (IPv6 in brackets).
   std::string url() const;
 
   /// Idempotent; blocks until the I/O threads have stopped.

@@ -1,5 +1,6 @@
-// The request dispatch shared by HTTP/1.1 and HTTP/2: fixed documents and
-// routing failures are answered at once; API requests become an api_call.
+// The request dispatch shared by HTTP/1.1 and HTTP/2: credentials are
+// checked first, fixed documents and routing failures are answered at once;
+// API requests become an api_call.
 #include "podref/wire/detail/request_dispatch.hpp"
 
 #include <utility>
@@ -28,8 +29,14 @@ dispatch json_answer(std::string body) {
 } // namespace
 
 dispatch dispatch_request(const request_view& req,
-                          const std::string& host_port) {
+                          const std::string& host_port,
+                          const access_policy& policy,
+                          const user_info* certificate_user) {
   auto r = route_request(req.method, req.target);
+  auto path = req.target.substr(0, req.target.find('?'));
+  if (auto denied = check_access(policy, {certificate_user, req.authorization},
+                                 r, path))
+    return answer(denied->code, "application/json", std::move(denied->body));
   switch (r.kind) {
     case route_kind::version:
       return json_answer(version_document());

@@ -16,6 +16,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/strand.hpp>
 
 #include "podref/wire/http_server.hpp"
@@ -60,6 +61,8 @@ struct http_server::impl {
   caf::actor_system* sys = nullptr;
   source_function source;
   http_server_options options;
+  /// Set when serving HTTPS; shared by every connection.
+  std::unique_ptr<boost::asio::ssl::context> tls;
   boost::asio::io_context ioc;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
   // On a strand of its own: accepting and stop() never run at once.

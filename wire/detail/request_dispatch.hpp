@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "podref/wire/access.hpp"
 #include "podref/wire/detail/api_bridge.hpp"
 
 namespace podref::wire::detail {
@@ -19,6 +20,8 @@ struct request_view {
   std::string_view target;
   std::string_view accept;
   std::string_view content_type;
+  /// The Authorization header's value, empty without one.
+  std::string_view authorization;
   std::string_view body;
 };
 
@@ -30,8 +33,13 @@ struct dispatch {
   bool watch = false;
 };
 
-/// Routes and decodes `req`; `host_port` is the server's, for discovery.
+/// Checks `req`'s credentials (a 401 or 403 reply when `policy` refuses
+/// them), then routes and decodes it; `host_port` is the server's, for
+/// discovery; `certificate_user` is the connection's verified client
+/// certificate's user, or null.
 dispatch dispatch_request(const request_view& req,
-                          const std::string& host_port);
+                          const std::string& host_port,
+                          const access_policy& policy,
+                          const user_info* certificate_user);
 
 } // namespace podref::wire::detail

@@ -1,0 +1,83 @@
+// Authentication and the all-or-nothing authorization of the HTTP front.
+#include "podref/wire/access.hpp"
+
+namespace podref::wire {
+
+namespace {
+
+/// RBAC's verb for a route; empty for a path that is not a resource.
+std::string verb_of(route_kind kind) {
+  switch (kind) {
+    case route_kind::get:
+      return "get";
+    case route_kind::list:
+      return "list";
+    case route_kind::watch:
+      return "watch";
+    case route_kind::create:
+      return "create";
+    case route_kind::update:
+      return "update";
+    case route_kind::remove:
+      return "delete";
+    default:
+      return {};
+  }
+}
+
+bool public_info(route_kind kind) {
+  switch (kind) {
+    case route_kind::version:
+    case route_kind::healthz:
+    case route_kind::readyz:
+    case route_kind::livez:
+      return true;
+    default:
+      return false;
+  }
+}
+
+} // namespace
+
+api_status unauthorized_status() {
+  return failure_status(401, "Unauthorized", "Unauthorized");
+}
+
+api_status forbidden_status(const std::string& user, const route& r,
+                            std::string_view path) {
+  auto verb = verb_of(r.kind);
+  if (verb.empty())
+    return failure_status(403, "Forbidden",
+                          "forbidden: User \"" + user
+                            + "\" cannot get path \"" + std::string{path}
+                            + "\"",
+                          true);
+  auto plural = std::string{plural_name(r.res)};
+  auto subject = r.name.empty() ? plural : plural + " \"" + r.name + "\"";
+  auto scope = r.ns.empty() ? std::string{"at the cluster scope"}
+                            : "in the namespace \"" + r.ns + "\"";
+  return failure_status(403, "Forbidden",
+                        subject + " is forbidden: User \"" + user
+                          + "\" cannot " + verb + " resource \"" + plural
+                          + "\" in API group \"\" " + scope,
+                        true, r.name, plural);
+}
+
+std::optional<api_status> check_access(const access_policy& policy,
+                                       const credentials& presented,
+                                       const route& r, std::string_view path) {
+  if (!policy.tls || presented.certificate_user != nullptr)
+    return std::nullopt;
+  if (auto token = bearer_token(presented.authorization)) {
+    if (policy.tokens != nullptr && policy.tokens->find(*token) != nullptr)
+      return std::nullopt;
+    return unauthorized_status();
+  }
+  if (!policy.anonymous)
+    return unauthorized_status();
+  if (public_info(r.kind))
+    return std::nullopt;
+  return forbidden_status("system:anonymous", r, path);
+}
+
+} // namespace podref::wire
