@@ -22,6 +22,7 @@
 #include "podref/wire/detail/api_bridge.hpp"
 #include "podref/wire/discovery.hpp"
 #include "podref/wire/openapi_v2.hpp"
+#include "podref/wire/patch_request.hpp"
 #include "podref/wire/router.hpp"
 #include "podref/wire/status.hpp"
 #include "podref/wire/table.hpp"
@@ -205,6 +206,15 @@ private:
         return reply(decoded.failure->code, "application/json",
                      decoded.failure->body, keep);
       call.object = std::move(decoded.object);
+      call.table = false;
+    } else if (r.kind == route_kind::patch) {
+      auto type = std::string{view_of(request_[http::field::content_type])};
+      if (!patch_type_of(type)) {
+        auto status = unsupported_patch_status();
+        return reply(status.code, "application/json", status.body, keep);
+      }
+      call.patch_content_type = std::move(type);
+      call.patch_body = std::move(request_.body());
       call.table = false;
     }
     call.r = std::move(r);
