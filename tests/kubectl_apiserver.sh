@@ -3,10 +3,10 @@
 #
 #   kubectl_apiserver.sh PODREF CASE
 #
-# CASE: get | get-yaml | create | delete | watch | tls-get | tls-create |
-# tls-unauthorized. The server starts on a free loopback port with a
-# kubeconfig in a temporary directory (tls-*: HTTPS with material made in
-# the directory by --tls-dir, and the kubeconfig's admin token); each kubectl run
+# CASE: get | get-yaml | create | delete | watch | apply | patch | tls-get |
+# tls-create | tls-unauthorized. The server starts on a free loopback port
+# with a kubeconfig in a temporary directory (tls-*: HTTPS with material made
+# in the directory by --tls-dir, and the kubeconfig's admin token); each kubectl run
 # gets a fresh --cache-dir (discovery is cached on disk). Uses $PODREF_KUBECTL
 # when set, else the first of /usr/lib/google-cloud-sdk/bin/kubectl.1.32 and
 # `kubectl` on PATH (Debian's kubernetes-client on a fresh machine); exits 77
@@ -204,6 +204,63 @@ YAML
     if grep -q 'not-the-token' "$dir/err" "$dir/server.out" "$dir/server.err"; then
       fail "the token was echoed"
     fi
+      ;;
+  apply)
+    # Client-side apply: create, unchanged, then a changed manifest (a GET
+    # and a strategic merge PATCH carrying last-applied-configuration).
+    write_cm() {
+      cat >"$dir/applied.yaml" <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ap1
+  labels:
+    stage: "$1"
+data:
+  $2
+YAML
+    }
+    write_cm one "a: \"1\""
+    out=$(k apply -f "$dir/applied.yaml")
+    echo "$out"
+    [ "$out" = "configmap/ap1 created" ] || fail "first apply said: $out"
+    out=$(k apply -f "$dir/applied.yaml")
+    echo "$out"
+    [ "$out" = "configmap/ap1 unchanged" ] || fail "second apply said: $out"
+    write_cm two "b: \"2\""
+    out=$(k apply -f "$dir/applied.yaml")
+    echo "$out"
+    [ "$out" = "configmap/ap1 configured" ] || fail "third apply said: $out"
+    out=$(k get cm ap1 -o jsonpath='{.data}|{.metadata.labels.stage}')
+    echo "$out"
+    [ "$out" = '{"b":"2"}|two' ] || fail "stored after apply: $out"
+    k get cm ap1 -o yaml | grep -q 'kubectl.kubernetes.io/last-applied-configuration' \
+      || fail "no last-applied-configuration annotation"
+    ;;
+  patch)
+    out=$(k patch secret s1 -p '{"stringData":{"extra":"x"},"metadata":{"labels":{"p":"s"}}}')
+    echo "$out"
+    [ "$out" = "secret/s1 patched" ] || fail "strategic patch said: $out"
+    out=$(k get secret s1 -o jsonpath='{.data.extra}|{.metadata.labels.p}|{.data.user}')
+    [ "$out" = "eA==|s|Ym9i" ] || fail "after strategic patch: $out"
+    out=$(k patch secret s1 --type merge -p '{"data":{"pw":null}}')
+    echo "$out"
+    [ "$out" = "secret/s1 patched" ] || fail "merge patch said: $out"
+    out=$(k get secret s1 -o jsonpath='{.data.pw}|{.data.user}')
+    [ "$out" = "|Ym9i" ] || fail "after merge patch: $out"
+    out=$(k patch cm c1 --type json \
+      -p '[{"op":"test","path":"/data/k","value":"v"},{"op":"replace","path":"/data/k","value":"w"}]')
+    echo "$out"
+    [ "$out" = "configmap/c1 patched" ] || fail "json patch said: $out"
+    out=$(k get cm c1 -o jsonpath='{.data.k}')
+    [ "$out" = "w" ] || fail "after json patch: $out"
+    if k patch cm c1 --type json -p '[{"op":"test","path":"/data/k","value":"v"}]' \
+      2>"$dir/err"; then fail "failed test op patched"; fi
+    cat "$dir/err"
+    grep -q 'the server rejected our request due to an error in our request' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    if k patch secret missing -p '{"data":{}}' 2>"$dir/err"; then fail "missing patched"; fi
+    grep -q 'secrets "missing" not found' "$dir/err" || fail "wrong error: $(cat "$dir/err")"
     ;;
   *)
     echo "unknown case $case_name"

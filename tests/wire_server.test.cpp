@@ -366,3 +366,54 @@ TEST_CASE("a restarted API server ends open watches; later requests reach "
   CHECK(json::parse(w.body.substr(0, w.body.find('\n')))["object"]["code"]
         == 410);
 }
+
+TEST_CASE("PATCH merges, refuses a stale resourceVersion with 409 and an "
+          "unknown patch type with 415") {
+  server_fixture s;
+  client c{s.port()};
+  const std::string base = "/api/v1/namespaces/ns1/secrets";
+  create_secrets(c, {"s1"});
+  auto patch = [&](const std::string& target, const std::string& body,
+                   const std::string& type) {
+    c.send(http::verb::patch, target, body, type);
+    return c.receive();
+  };
+  auto merged = patch(base + "/s1", R"({"data":{"k":null,"n":"bg=="}})",
+                      "application/merge-patch+json");
+  REQUIRE(merged.status == 200);
+  auto obj = json::parse(merged.body);
+  CHECK(obj["data"] == json{{"n", "bg=="}});
+  auto rv = obj["metadata"]["resourceVersion"].get<std::string>();
+  CHECK(rv != "1");
+  // secrets/patch-rv-precondition.json
+  auto stale = patch(base + "/s1",
+                     R"({"metadata":{"resourceVersion":"1"},"data":{"p":"cA=="}})",
+                     "application/merge-patch+json");
+  CHECK(stale.status == 409);
+  CHECK(json::parse(stale.body)
+        == json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},
+             "status":"Failure","message":"Operation cannot be fulfilled on secrets \"s1\": the object has been modified; please apply your changes to the latest version and try again",
+             "reason":"Conflict","details":{"name":"s1","kind":"secrets"},"code":409})"));
+  auto fresh = patch(base + "/s1",
+                     R"({"metadata":{"resourceVersion":")" + rv
+                       + R"("},"data":{"p":"cA=="}})",
+                     "application/strategic-merge-patch+json");
+  REQUIRE(fresh.status == 200);
+  CHECK(json::parse(fresh.body)["data"]["p"] == "cA==");
+  auto tested = patch(base + "/s1",
+                      R"([{"op":"test","path":"/data/p","value":"no"}])",
+                      "application/json-patch+json");
+  CHECK(tested.status == 422);
+  // secrets/patch-missing.json
+  auto missing = patch(base + "/nope", "{}", "application/merge-patch+json");
+  CHECK(missing.status == 404);
+  CHECK(json::parse(missing.body)["message"] == "secrets \"nope\" not found");
+  for (const char* type : {"text/plain", "application/json"}) {
+    auto refused = patch(base + "/s1", "{}", type);
+    CHECK(refused.status == 415);
+    CHECK(json::parse(refused.body)["reason"] == "UnsupportedMediaType");
+  }
+  CHECK(patch(base, "{}", "application/merge-patch+json").status == 405);
+  auto got = c.call(http::verb::get, base + "/s1");
+  CHECK(json::parse(got.body)["data"] == json{{"n", "bg=="}, {"p", "cA=="}});
+}

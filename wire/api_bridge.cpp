@@ -16,6 +16,7 @@
 
 #include "podref/messages/actor_types.hpp"
 #include "podref/wire/codec.hpp"
+#include "podref/wire/detail/patch_call.hpp"
 #include "podref/wire/status.hpp"
 #include "podref/wire/table.hpp"
 
@@ -148,6 +149,9 @@ void send_call(caf::event_based_actor* self,
       return;
     case route_kind::list:
       send_list(self, server, std::move(call), timeout, std::move(done));
+      return;
+    case route_kind::patch:
+      send_patch(self, server, std::move(call), timeout, std::move(done));
       return;
     case route_kind::remove:
       send_delete(self, server, std::move(call), timeout, std::move(done));

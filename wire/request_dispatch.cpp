@@ -8,6 +8,7 @@
 #include "podref/wire/codec.hpp"
 #include "podref/wire/discovery.hpp"
 #include "podref/wire/openapi_v2.hpp"
+#include "podref/wire/patch_request.hpp"
 #include "podref/wire/router.hpp"
 #include "podref/wire/status.hpp"
 #include "podref/wire/table.hpp"
@@ -74,6 +75,14 @@ dispatch dispatch_request(const request_view& req,
       return answer(decoded.failure->code, "application/json",
                     decoded.failure->body);
     d.call.object = std::move(decoded.object);
+    d.call.table = false;
+  } else if (r.kind == route_kind::patch) {
+    if (!patch_type_of(std::string{req.content_type})) {
+      auto status = unsupported_patch_status();
+      return answer(status.code, "application/json", std::move(status.body));
+    }
+    d.call.patch_content_type = std::string{req.content_type};
+    d.call.patch_body = std::string{req.body};
     d.call.table = false;
   }
   d.watch = r.kind == route_kind::watch;

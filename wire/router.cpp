@@ -222,6 +222,8 @@ route route_v1(std::string_view method, const std::vector<std::string>& seg) {
       r.kind = route_kind::get;
     else if (method == "PUT")
       r.kind = route_kind::update;
+    else if (method == "PATCH")
+      r.kind = route_kind::patch;
     else if (method == "DELETE")
       r.kind = route_kind::remove;
     else

@@ -5,7 +5,7 @@
 // Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1,
 // /openapi/v3, /openapi/v3/api/v1, /openapi/v2, and for
 // v1 secrets and configmaps /api/v1/namespaces/NS/RES (GET list or watch,
-// POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, DELETE) and
+// POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, PATCH, DELETE) and
 // /api/v1/RES (GET list or watch in all namespaces). Query parameters taken:
 // watch (true/1), resourceVersion, timeoutSeconds, fieldSelector
 // (metadata.name, metadata.namespace), labelSelector (=, ==, !=, exists,
@@ -41,6 +41,8 @@ enum class route_kind : std::uint8_t {
   watch,
   create,
   update,
+  /// PATCH of one object (the body and its type travel with the call).
+  patch,
   remove,
   /// Answer with `route::failure` (404, 405, 400).
   failure,
@@ -60,7 +62,7 @@ struct route {
   resource res = resource::secrets;
   /// The path's namespace; empty for /api/v1/RES (all namespaces).
   std::string ns;
-  /// The path's object name (get, update, remove).
+  /// The path's object name (get, update, patch, remove).
   std::string name;
   /// fieldSelector metadata.name=X, when given.
   std::optional<std::string> field_name;

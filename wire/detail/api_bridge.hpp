@@ -29,10 +29,13 @@ struct http_reply {
 };
 
 /// One request for the API server actor: the route, the decoded body of a
-/// create or update, and whether the client asked for the Table form.
+/// create or update (or the body and Content-Type of a patch), and whether
+/// the client asked for the Table form.
 struct api_call {
   route r;
   api_object object;
+  std::string patch_body;
+  std::string patch_content_type;
   bool table = false;
 };
 
