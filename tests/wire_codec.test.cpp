@@ -127,6 +127,48 @@ TEST_CASE("bad request bodies get the real server's Status") {
            "converting (v1.Namespace) to (core.Secret): unknown conversion");
 }
 
+TEST_CASE("a bad data key is refused with the real server's 422") {
+  // configmaps/invalid-data-key.json, secrets/invalid-data-key.json
+  auto refused = [](resource res, const std::string& body) {
+    auto d = decode_request_body(res, "application/json", body, "ns1", "");
+    REQUIRE(d.failure);
+    CHECK(d.failure->code == 422);
+    return json::parse(d.failure->body);
+  };
+  auto cm = refused(resource::config_maps,
+                    R"({"apiVersion":"v1","kind":"ConfigMap","metadata":)"
+                    R"({"name":"badkey"},"data":{"bad key!":"patched",)"
+                    R"("ok.key-1_x":"patched"}})");
+  CHECK(cm["message"]
+        == "ConfigMap \"badkey\" is invalid: data[bad key!]: Invalid value: "
+           "\"bad key!\": a valid config key must consist of alphanumeric "
+           "characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  "
+           "or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+  CHECK(cm["details"]["kind"] == "ConfigMap");
+  auto secret = refused(resource::secrets,
+                        R"({"apiVersion":"v1","kind":"Secret","metadata":)"
+                        R"({"name":"badkey"},"stringData":{"..":"x"}})");
+  CHECK(secret["message"]
+        == "Secret \"badkey\" is invalid: stringData[..]: Invalid value: "
+           "\"..\": must not be '..'");
+  // A long key is quoted by its first 64 characters only.
+  auto long_key = std::string(300, 'k');
+  auto too_long = refused(resource::config_maps,
+                          R"({"apiVersion":"v1","kind":"ConfigMap","metadata":)"
+                          R"({"name":"c"},"binaryData":{")"
+                            + long_key + R"(":"eA=="}})");
+  auto message = too_long["message"].get<std::string>();
+  CHECK(message.find("must be no more than 253 characters")
+        != std::string::npos);
+  CHECK(message.size() < 300);
+  auto ok = decode_request_body(
+    resource::config_maps, "application/json",
+    R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},)"
+    R"("data":{"ok.key-1_x":"v","...":"w"}})",
+    "ns1", "");
+  CHECK_FALSE(ok.failure);
+}
+
 TEST_CASE("Status bodies match the transcripts") {
   // secrets/get-missing.json, create-existing.json, replace-stale-rv.json,
   // delete.json, watch/secrets-watch-expired-rv-after-restart.json

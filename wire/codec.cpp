@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <random>
+#include <string>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +29,55 @@ json string_map(const std::map<std::string, std::string>& xs, bool base64) {
 
 /// The decoder's messages start with "<file>: document N: "; a Status
 /// names the field only.
+/// A key as quoted in an error: keys are names, not values, but a client
+/// chooses their length.
+std::string quoted_key(const std::string& key) {
+  constexpr std::size_t shown = 64;
+  if (key.size() <= shown)
+    return key;
+  return key.substr(0, shown) + "...";
+}
+
+/// The real server's check of a data key (IsConfigMapKey): 253 characters
+/// at most, of [-._a-zA-Z0-9], and neither "." nor "..". The first bad key
+/// of `keys`, as "FIELD[KEY]: Invalid value: ...", or nullopt.
+template <class Map>
+std::optional<std::string> bad_data_key(const char* field, const Map& keys) {
+  for (const auto& [key, value] : keys) {
+    std::string why;
+    if (key.size() > 253)
+      why = "must be no more than 253 characters";
+    else if (key.empty() || key.find_first_not_of(
+                              "-._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+                              "QRSTUVWXYZ0123456789")
+                              != std::string::npos)
+      why = "a valid config key must consist of alphanumeric characters, "
+            "'-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
+            "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+    else if (key == "." || key == "..")
+      why = "must not be '" + key + "'";
+    else
+      continue;
+    auto shown = quoted_key(key);
+    return std::string{field} + "[" + shown + "]: Invalid value: \"" + shown
+           + "\": " + why;
+  }
+  return std::nullopt;
+}
+
+/// The first bad data key of `obj`, checked as the real server does.
+std::optional<std::string> bad_data_key(const api_object& obj) {
+  if (auto s = obj.as_secret()) {
+    if (auto bad = bad_data_key("data", s->data))
+      return bad;
+    return bad_data_key("stringData", s->string_data);
+  }
+  auto c = obj.as_config_map();
+  if (auto bad = bad_data_key("data", c->data))
+    return bad;
+  return bad_data_key("binaryData", c->binary_data);
+}
+
 std::string field_message(const std::string& message) {
   constexpr std::string_view marker = ": document ";
   auto at = message.find(marker);
@@ -262,6 +313,8 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
                                    + obj.meta().name
                                    + ") does not match the name on the URL ("
                                    + path_name + ")")};
+  if (auto bad = bad_data_key(obj))
+    return {{}, invalid_status(res, obj.meta().name, *bad)};
   return {normalize_object(obj, path_ns), std::nullopt};
 }
 
