@@ -3,8 +3,8 @@
 //
 // A subscription on one referenced object gets, in resourceVersion order,
 // every new version (updated), its deletion or absence (deleted), and a
-// last call when it ends because the object's last pod went or the manager
-// shut down (ended). A slow subscriber may miss intermediate versions,
+// last call when it ends because the object's last pod went (ended);
+// unsubscribing and shutting the manager down end it without that call. A slow subscriber may miss intermediate versions,
 // never the latest: `skipped` says how many were replaced since its
 // previous call.
 #pragma once
@@ -25,8 +25,8 @@ enum class change_kind : std::uint8_t {
   updated,
   /// The object was deleted, or does not exist (the first state seen).
   deleted,
-  /// The subscription ended: the object's last registered pod went, or the
-  /// manager shut down. The last call of a subscription.
+  /// The subscription ended: the object's last registered pod went. The
+  /// last call of a subscription.
   ended,
 };
 

@@ -3,27 +3,6 @@
 #include <utility>
 #include <vector>
 
-namespace podref {
-
-const char* to_string(change_kind x) noexcept {
-  switch (x) {
-    case change_kind::updated:
-      return "updated";
-    case change_kind::deleted:
-      return "deleted";
-    case change_kind::ended:
-      return "ended";
-  }
-  return "?";
-}
-
-const std::vector<std::string>& object_change::pod_uids() const noexcept {
-  static const std::vector<std::string> none;
-  return uids ? *uids : none;
-}
-
-} // namespace podref
-
 namespace podref::detail {
 
 // -- change_subscriber --------------------------------------------------------
@@ -117,8 +96,9 @@ void change_subscriber::deliver_refused() {
 
 // -- change_hub ---------------------------------------------------------------
 
-change_hub::change_hub(change_executor exec, change_error_hook hook)
-  : exec_(std::move(exec)), hook_(std::move(hook)) {
+change_hub::change_hub(change_executor exec, change_error_hook hook,
+                       change_pump pump)
+  : exec_(std::move(exec)), hook_(std::move(hook)), pump_(pump) {
   // nop
 }
 
@@ -135,7 +115,7 @@ change_subscriber_ptr change_hub::add(std::string ns, std::string name,
   auto s = std::make_shared<change_subscriber>(id, std::move(ns),
                                                std::move(name), std::move(cb));
   subs_.emplace(id, s);
-  if (!thread_.joinable())
+  if (pump_ == change_pump::own_thread && !thread_.joinable())
     thread_ = std::thread{[this] { run(); }};
   return s;
 }
@@ -215,6 +195,44 @@ void change_hub::deliver(const change_subscriber_ptr& s) {
     schedule(s);
 }
 
+void change_hub::dispatch(std::vector<change_subscriber_ptr>& batch) {
+  for (auto& s : batch) {
+    if (!exec_) {
+      deliver(s);
+      continue;
+    }
+    // The task keeps the hub alive: an executor may run it after stop(),
+    // when the subscriber is closed and the task does nothing.
+    try {
+      exec_([hub = shared_from_this(), s] { hub->deliver(s); });
+    } catch (...) {
+      // An executor that refuses a task: the change stays pending and the
+      // subscriber is queued again by its next offer.
+      s->deliver_refused();
+    }
+  }
+  batch.clear();
+}
+
+std::size_t change_hub::poll() {
+  if (pump_ != change_pump::polled)
+    return 0;
+  std::size_t n = 0;
+  std::vector<change_subscriber_ptr> batch;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> g{q_mtx_};
+      if (stopping_ || queue_.empty())
+        return n;
+      batch.assign(std::make_move_iterator(queue_.begin()),
+                   std::make_move_iterator(queue_.end()));
+      queue_.clear();
+    }
+    n += batch.size();
+    dispatch(batch);
+  }
+}
+
 void change_hub::run() {
   std::vector<change_subscriber_ptr> batch;
   for (;;) {
@@ -227,22 +245,7 @@ void change_hub::run() {
                    std::make_move_iterator(queue_.end()));
       queue_.clear();
     }
-    for (auto& s : batch) {
-      if (!exec_) {
-        deliver(s);
-        continue;
-      }
-      // The task keeps the hub alive: an executor may run it after stop(),
-      // when the subscriber is closed and the task does nothing.
-      try {
-        exec_([hub = shared_from_this(), s] { hub->deliver(s); });
-      } catch (...) {
-        // An executor that refuses a task: the change stays pending and the
-        // subscriber is queued again by its next offer.
-        s->deliver_refused();
-      }
-    }
-    batch.clear();
+    dispatch(batch);
   }
 }
 

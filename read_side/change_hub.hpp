@@ -27,6 +27,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "podref/messages/object_change.hpp"
 
@@ -114,11 +115,18 @@ struct change_hub_stats {
   std::uint64_t callback_errors = 0;
 };
 
+/// Who takes queued subscribers off the hub: its own thread, or whoever
+/// calls poll() (an embedder's loop, or a test on the deterministic
+/// scheduler).
+enum class change_pump : std::uint8_t { own_thread, polled };
+
 class change_hub : public std::enable_shared_from_this<change_hub> {
 public:
-  /// `exec` empty: callbacks run on the hub's own thread. `hook` may be
-  /// empty.
-  change_hub(change_executor exec, change_error_hook hook);
+  /// `exec` empty: callbacks run on the pumping thread (the hub's own, or
+  /// poll()'s caller); else each delivery is one task handed to `exec`.
+  /// `hook` may be empty.
+  change_hub(change_executor exec, change_error_hook hook,
+             change_pump pump = change_pump::own_thread);
 
   /// Calls stop().
   ~change_hub();
@@ -144,6 +152,11 @@ public:
   /// threads) and ends the thread. Idempotent.
   void stop();
 
+  /// A polled hub: runs (or hands to the executor) every delivery queued,
+  /// including those queued meanwhile, on the calling thread; returns how
+  /// many ran. Not for a hub with its own thread (returns 0).
+  std::size_t poll();
+
   change_hub_stats stats() const;
 
   // -- for change_subscriber::deliver -----------------------------------------
@@ -162,8 +175,12 @@ private:
   /// One delivery of `s`, queued again if more is pending.
   void deliver(const change_subscriber_ptr& s);
 
+  /// Delivers (or hands to the executor) every subscriber of `batch`.
+  void dispatch(std::vector<change_subscriber_ptr>& batch);
+
   const change_executor exec_;
   const change_error_hook hook_;
+  const change_pump pump_;
 
   mutable std::mutex reg_mtx_;
   subscription_id next_id_ = 1;
