@@ -92,6 +92,8 @@ struct probe {
   std::uint64_t target = std::numeric_limits<std::uint64_t>::max();
   clock_type::time_point t0;
   std::size_t seen = 0;
+  /// Callbacks the version needs; the writer is woken by the last one only.
+  std::size_t expect = 0;
 
   void on_change(const object_change& c) {
     auto now = clock_type::now();
@@ -100,8 +102,8 @@ struct probe {
       return;
     latency.record(static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(now - t0).count()));
-    ++seen;
-    cv.notify_all();
+    if (++seen == expect)
+      cv.notify_all();
   }
 };
 
@@ -139,6 +141,7 @@ int run(const options& o) {
     auto obj = bench::make_pool_secret(i, "w-" + std::to_string(w));
     std::unique_lock<std::mutex> g{pr.mtx};
     pr.seen = 0;
+    pr.expect = expect;
     pr.t0 = clock_type::now();
     // The version is known only once apply returns: callbacks that come
     // first wait on the lock, then compare.
