@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -406,4 +407,44 @@ TEST_CASE_METHOD(notify_fixture,
   put("v2");
   poll();
   CHECK(r.calls.size() == 2);
+}
+
+TEST_CASE("an executor that refuses a delivery leaves the change pending "
+          "for the next offer",
+          "[notify]") {
+  std::vector<std::function<void()>> tasks;
+  bool refuse = true;
+  auto hub = std::make_shared<detail::change_hub>(
+    [&](std::function<void()> f) {
+      if (refuse)
+        throw std::runtime_error("full");
+      tasks.push_back(std::move(f));
+    },
+    change_error_hook{}, detail::change_pump::polled);
+  recorder r;
+  auto sub = hub->add("ns", "s", r.callback());
+  REQUIRE(sub);
+  auto change = [](std::uint64_t rv) {
+    object_change c;
+    c.kind = change_kind::deleted;
+    c.resource_version = rv;
+    return c;
+  };
+  if (sub->offer(change(1), 1))
+    hub->schedule(sub);
+  CHECK(hub->poll() == 1);
+  CHECK(tasks.empty());
+  refuse = false;
+  if (sub->offer(change(2), 2))
+    hub->schedule(sub);
+  hub->poll();
+  REQUIRE(tasks.size() == 1);
+  tasks[0]();
+  REQUIRE(r.calls.size() == 1);
+  CHECK(r.calls[0].rv == 2);
+  CHECK(r.calls[0].skipped == 1);
+  // An older sequence number is ignored.
+  CHECK(!sub->offer(change(1), 1));
+  hub->stop();
+  CHECK(hub->add("ns", "s", r.callback()) == nullptr);
 }
