@@ -58,6 +58,8 @@ void count_ref(manager_self self, manager_state::object_entry& entry,
   auto& st = self->state;
   if (st.uids.add_ref(uid, entry.id)) { // a new count, which holds uid
     ++entry.uids;
+    if (st.feeds > 0)
+      feed_uid_added(entry, st.uids.text(uid));
     // A new pod's reads must not get an immutable object's old content if
     // it was deleted or recreated meanwhile (not upstream's, #131589):
     // the invalidation sends later snapshot reads to the reflector, which
@@ -88,6 +90,11 @@ void del_ref(manager_self self, hashed_key key, uid_id uid) {
 void uncount_ref(manager_self self, manager_state::object_entry* i,
                  uid_id uid) {
   auto& st = self->state;
+  // The uid's text, while the count still holds it, for the object's feed.
+  std::string uid_text;
+  if (st.feeds > 0 && i->slot->feed() != nullptr
+      && st.uids.refs(uid).count(i->id) == 1)
+    uid_text = std::string{st.uids.text(uid)};
   switch (st.uids.remove_ref(uid, i->id)) {
     case ref_counts::removal::absent:
       return; // a uid that never referenced the object: ignored (see header)
@@ -95,6 +102,8 @@ void uncount_ref(manager_self self, manager_state::object_entry* i,
       return;
     case ref_counts::removal::erased: // and its hold on uid released
       --i->uids;
+      if (!uid_text.empty() && i->uids != 0)
+        feed_uid_removed(*i, uid_text);
       break;
   }
   if (i->uids != 0)
@@ -102,6 +111,8 @@ void uncount_ref(manager_self self, manager_state::object_entry* i,
   // Last reference gone: unpublish first, so that readers fall back to the
   // manager (which answers "not registered"), then stop the object's actor.
   st.cfg.read_side->index.erase(i->slot->key(), i->slot->hash());
+  if (st.feeds > 0)
+    end_feed(self, *i);
   retire_object_actor(self, *i);
   st.free_object_ids.push_back(i->id);
   st.objects.erase(i);
@@ -417,6 +428,12 @@ manager_actor::behavior_type behavior(manager_self self) {
         adopt_source(self, std::move(src));
     },
     [self](src_retry_atom, std::uint64_t gen) { retry_resolve(self, gen); },
+    [self](subscribe_atom, const std::string& ns, const std::string& name,
+           const change_callback& cb) -> caf::result<subscription_id> {
+      catch_up(self);
+      return subscribe(self, ns, name, cb);
+    },
+    [self](unsub_atom, subscription_id id) { unsubscribe(self, id); },
   };
 }
 

@@ -50,6 +50,7 @@
 #include "podref/messages/hashed_key.hpp"
 #include "podref/actors/command_inbox.hpp"
 #include "podref/read_side/read_side.hpp"
+#include "podref/read_side/change_hub.hpp"
 #include "podref/messages/engine_settings.hpp"
 #include "podref/messages/node_ttl.hpp"
 #include "podref/messages/strategy.hpp"
@@ -85,6 +86,10 @@ struct manager_config : engine_settings {
   /// Watches not read for longer than this are stopped (upstream:
   /// 5 x syncFrequency, at least one minute; the clamp is applied here).
   caf::timespan max_idle = idle_sync_periods * default_sync_frequency;
+  /// Where change notifications are delivered (read_side/change_hub.hpp);
+  /// null: a hub of the manager's own (podref's notification thread),
+  /// made at the first subscription.
+  std::shared_ptr<detail::change_hub> changes;
 };
 
 struct manager_state {
@@ -167,6 +172,10 @@ struct manager_state {
   caf::actor_addr lost_source;
   std::uint64_t resolve_gen = 0;
   std::uint32_t resolve_attempts = 0;
+
+  /// Referenced objects with a change feed (ever subscribed): while zero,
+  /// reference counting never looks at feeds.
+  std::size_t feeds = 0;
 };
 
 manager_actor::behavior_type

@@ -18,6 +18,7 @@
 #include "podref/actors/manager.hpp"
 #include "podref/actors/reflector.hpp"
 #include "podref/actors/reflector_binding.hpp"
+#include "podref/read_side/change_feed.hpp"
 
 namespace podref::detail {
 
@@ -187,6 +188,16 @@ std::uint64_t recheck_shares(const manager_config& cfg) {
 
 } // namespace
 
+namespace {
+
+/// Whether someone subscribes to the object: its watch then never idles.
+bool subscribed(const object_slot& slot) {
+  auto* feed = slot.feed();
+  return feed != nullptr && feed->active();
+}
+
+} // namespace
+
 void recycle(manager_self self) {
   auto& st = self->state;
   if (st.cfg.strategy != strategy::watch)
@@ -203,7 +214,8 @@ void recycle(manager_self self) {
     // Only a hint: the reflector re-checks with its own, authoritative state.
     auto* snap = entry.slot->load();
     if (snap->running && snap->synced
-        && now > entry.slot->last_access_ns() + idle_ns)
+        && now > entry.slot->last_access_ns() + idle_ns
+        && !(st.feeds > 0 && subscribed(*entry.slot)))
       self->send(entry.reflector, idle_atom::value, max_idle);
     else if (shares != 0 && entry.id % shares == turn
              && snap->stopped_immutable())

@@ -5,6 +5,7 @@
 
 #include "podref/actors/actor_clock.hpp"
 #include "podref/actors/reflector_binding.hpp"
+#include "podref/read_side/change_feed.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -195,8 +196,26 @@ void reflector_state::idle_chk(caf::timespan max_idle) {
   // flight would be lost and retried forever on a slow API server.
   if (!running_ || !synced_)
     return;
+  // A subscribed object is watched as long as someone subscribes: its
+  // subscribers wait for its next version.
+  if (auto* feed = slot_->feed(); feed != nullptr && feed->active())
+    return;
   if (now_ns() - slot_->last_access_ns() > max_idle.count())
     stop_watching();
+}
+
+void reflector_state::on_subscribed(subscription_id) {
+  if (!counted_)
+    return;
+  // An idle-stopped watch restarts, as for a read; the first list then
+  // offers the state to the subscriber.
+  if (!running_ && !immutable_) {
+    start();
+    return;
+  }
+  if (synced_)
+    if (auto* feed = slot_->feed())
+      feed->observe(object(), parse_resource_version(last_rv_));
 }
 
 void reflector_state::r_stop() {
@@ -387,7 +406,11 @@ void reflector_state::publish(api_object obj) {
   // Readers of a stopped snapshot ask us instead once a new reference
   // moved the count past it (we then recheck an immutable object).
   snap.generation = slot_->invalidations();
+  // Nobody subscribed: this load is all that notifications cost here.
+  auto* feed = slot_->feed();
   slot_->publish(std::move(snap));
+  if (feed != nullptr && synced_)
+    feed->observe(object(), parse_resource_version(last_rv_));
 }
 
 std::int64_t reflector_state::now_ns() const {

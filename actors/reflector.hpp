@@ -135,6 +135,9 @@ struct reflector_state {
 
   void r_stop();
 
+  /// notify: subscription `id` joined the object's change feed.
+  void on_subscribed(subscription_id id);
+
   /// recheck: lists an object stopped as immutable once more.
   void recheck(bool live);
 

@@ -72,6 +72,7 @@ protected:
       [&](r_park_atom) { st.park(); },
       [&](r_stop_atom) { st.r_stop(); },
       [&](recheck_atom, bool live) { st.recheck(live); },
+      [&](notify_atom, subscription_id id) { st.on_subscribed(id); },
       [&](idle_atom, caf::timespan max_idle) { st.idle_chk(max_idle); },
       [&](immut_atom) { st.immut_read(); },
       [&](new_src_atom, const object_source_actor& src) {

@@ -21,6 +21,7 @@
 
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
+#include "podref/messages/object_change.hpp"
 #include "podref/messages/object_status.hpp"
 #include "podref/messages/pod_registration.hpp"
 #include "podref/messages/source_protocol.hpp"
@@ -37,6 +38,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::source_action_counts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::error_info)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::pod_registration_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::object_status)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::change_callback)
 
 namespace podref {
 
@@ -191,6 +193,7 @@ using immut_atom = caf::atom_constant<caf::atom("immut_read")>;
 using idle_atom = caf::atom_constant<caf::atom("idle_chk")>;
 using r_stop_atom = caf::atom_constant<caf::atom("r_stop")>;
 using recheck_atom = caf::atom_constant<caf::atom("recheck")>;
+using notify_atom = caf::atom_constant<caf::atom("notify")>;
 // The reflector's own timers, not part of reflector_actor: only the
 // reflector sends them, to itself. retry(gen): the backoff of generation
 // `gen` is over; sync_to(read_id): read `read_id` waited the sync timeout.
@@ -224,6 +227,9 @@ using r_reuse_atom = caf::atom_constant<caf::atom("r_reuse")>;
 ///   resourceVersion "", and reads wait for the answer; else "0", served
 ///   meanwhile) and take what it finds: another immutable object stays
 ///   stopped with the new content; a mutable one or none is watched again;
+/// - notify(id): subscription `id` was added to the object's change feed:
+///   offer it the current state if synced (restarting an idle-stopped
+///   watch first; read_side/change_feed.hpp);
 /// - inspect(refs): its object_status, with `refs` as its references.
 using reflector_actor = watcher_actor::extend<
   caf::replies_to<get_obj_atom>::with<api_object>,
@@ -232,6 +238,7 @@ using reflector_actor = watcher_actor::extend<
   caf::reacts_to<idle_atom, caf::timespan>,
   caf::reacts_to<r_stop_atom>,
   caf::reacts_to<recheck_atom, bool>,
+  caf::reacts_to<notify_atom, subscription_id>,
   caf::reacts_to<new_src_atom, object_source_actor>>;
 
 // -- cache entry: one per referenced object (Cache strategy) ------------------
@@ -269,6 +276,8 @@ using refs_atom = caf::atom_constant<caf::atom("refs")>;
 using obj_down_atom = caf::atom_constant<caf::atom("obj_down")>;
 using src_retry_atom = caf::atom_constant<caf::atom("src_retry")>;
 using drain_atom = caf::atom_constant<caf::atom("drain")>;
+using subscribe_atom = caf::atom_constant<caf::atom("subscribe")>;
+using unsub_atom = caf::atom_constant<caf::atom("unsub")>;
 
 /// The manager of one resource (upstream's cacheBasedManager plus the store
 /// of its strategy: objectCache for Watch, objectStore for Cache; under Get
@@ -296,6 +305,14 @@ using drain_atom = caf::atom_constant<caf::atom("drain")>;
 ///   object actor (for embedders that replace a source themselves; with a
 ///   resolver the manager finds a replacement on its own when its source
 ///   goes down);
+/// - subscribe(ns, name, cb): a change subscription on the referenced
+///   object ns/name (Watch only; docs/notifications.md): its id, or
+///   errc::not_registered / errc::invalid_argument (another strategy) /
+///   errc::shut_down. `cb` runs on the manager's change hub (its
+///   executor or notification thread), never on an actor's thread;
+/// - unsub(id): ends subscription `id`: no call of it starts once this is
+///   handled (one running on another thread may still finish: the
+///   facade's unsubscribe waits for it); unknown ids are a no-op;
 /// - src_retry(gen) is the manager's own timer for asking the resolver
 ///   again.
 using manager_actor = caf::typed_actor<
@@ -312,6 +329,9 @@ using manager_actor = caf::typed_actor<
   caf::reacts_to<obj_down_atom, std::string, caf::actor_addr>,
   caf::reacts_to<new_src_atom, object_source_actor>,
   caf::reacts_to<src_retry_atom, std::uint64_t>,
-  caf::reacts_to<drain_atom>>;
+  caf::reacts_to<drain_atom>,
+  caf::replies_to<subscribe_atom, std::string, std::string,
+                  change_callback>::with<subscription_id>,
+  caf::reacts_to<unsub_atom, subscription_id>>;
 
 } // namespace podref

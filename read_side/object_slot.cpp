@@ -1,5 +1,7 @@
 #include "podref/read_side/object_slot.hpp"
 
+#include "podref/read_side/change_feed.hpp"
+
 namespace podref::detail {
 
 object_slot::object_slot(resource res, std::string ns, std::string name,
@@ -17,6 +19,14 @@ object_slot::~object_slot() {
   // The slot dies after its last reader unpinned (the index retires its
   // reference through the domain), so the current snapshot is unreachable.
   delete snapshot_.load(std::memory_order_relaxed);
+}
+
+change_feed& object_slot::make_feed(const std::shared_ptr<change_hub>& hub) {
+  if (!feed_owner_) {
+    feed_owner_ = std::make_unique<change_feed>(hub, ns(), name());
+    feed_.store(feed_owner_.get(), std::memory_order_release);
+  }
+  return *feed_owner_;
 }
 
 void object_slot::publish(object_snapshot x) {

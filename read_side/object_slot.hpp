@@ -26,6 +26,9 @@
 
 namespace podref::detail {
 
+class change_feed;
+class change_hub;
+
 /// What a reader may see of one object. Immutable once published. Aligned
 /// so that what every read loads (`synced`, `object` and the first stripes)
 /// shares one cache line.
@@ -189,6 +192,21 @@ public:
     owner_ = std::move(x);
   }
 
+  // -- change notifications (read_side/change_feed.hpp) ----------------------
+
+  /// The object's subscribers, or null if it never had any: the one load
+  /// a reflector's publication costs when nobody subscribes. The feed
+  /// lives as long as the slot.
+  change_feed* feed() const noexcept {
+    auto* f = feed_.load(std::memory_order_relaxed);
+    if (f != nullptr)
+      std::atomic_thread_fence(std::memory_order_acquire);
+    return f;
+  }
+
+  /// The feed, made on the first call (with `hub`). Manager thread only.
+  change_feed& make_feed(const std::shared_ptr<change_hub>& hub);
+
   // -- the owning actor ------------------------------------------------------
 
   /// Publishes `x`; the previous snapshot is retired through the domain.
@@ -222,6 +240,8 @@ private:
   std::atomic<std::uint64_t> invalidations_{0};
   epoch_domain& domain_;
   std::shared_ptr<void> owner_;
+  std::atomic<change_feed*> feed_{nullptr};
+  std::unique_ptr<change_feed> feed_owner_;
 };
 
 } // namespace podref::detail

@@ -15,6 +15,7 @@
 #include <caf/send.hpp>
 
 #include "podref/actors/manager.hpp"
+#include "podref/read_side/change_hub.hpp"
 #include "podref/messages/pod_registration.hpp"
 #include "podref/messages/validation.hpp"
 #include "podref/runtime/api_server.hpp"
@@ -60,6 +61,9 @@ struct object_manager::impl {
   /// The current source after a replacement (api_server::current_actor());
   /// empty for a bare source actor, which is never replaced.
   std::function<caf::actor()> resolve;
+  /// Delivers change notifications; its thread starts with the first
+  /// subscription.
+  std::shared_ptr<detail::change_hub> changes;
 
   /// `resolve` may be empty (see manager_config::resolve_source).
   impl(caf::actor_system& sys, const caf::actor& src, resource res,
@@ -76,7 +80,9 @@ struct object_manager::impl {
         deterministic ? 0 : opts.max_unapplied, 0,
         deterministic ? 0 : opts.yield_above)),
       source(caf::actor_cast<object_source_actor>(src)),
-      resolve(std::move(resolve)) {
+      resolve(std::move(resolve)),
+      changes(std::make_shared<detail::change_hub>(opts.notify_executor,
+                                                   opts.notify_errors)) {
     manager_config cfg;
     cfg.res = res;
     cfg.strategy = opts.strategy;
@@ -87,6 +93,7 @@ struct object_manager::impl {
       };
     cfg.read_side = rs;
     cfg.inbox = inbox;
+    cfg.changes = changes;
     // Coalescing trades a few microseconds for bigger batches under real
     // load; on the deterministic scheduler it would only hide a timer
     // between a registration and run_until_idle().
@@ -291,6 +298,8 @@ struct object_manager::impl {
       // Reads in flight end quickly: their reflectors die with the manager.
       while (in_flight.load(std::memory_order_acquire) > 0)
         std::this_thread::yield();
+      // No callback starts after this (one running elsewhere is waited for).
+      changes->stop();
     });
   }
 };
@@ -445,7 +454,35 @@ manager_stats object_manager::stats() const {
   st.unapplied_commands = impl_->inbox->unapplied();
   st.backlog_waits = impl_->inbox->waits();
   st.caller_yields = impl_->inbox->yields();
+  auto ch = impl_->changes->stats();
+  st.subscriptions = ch.subscriptions;
+  st.notifications = ch.delivered;
+  st.notifications_skipped = ch.skipped;
+  st.callback_errors = ch.callback_errors;
   return st;
+}
+
+result<subscription_id> object_manager::subscribe(const std::string& ns,
+                                                  const std::string& name,
+                                                  change_callback cb) {
+  if (impl_->closing.load(std::memory_order_acquire))
+    return shut_down_error();
+  auto res = impl_->ask_manager<subscription_id>(subscribe_atom::value, ns,
+                                                 name, std::move(cb));
+  if (!res)
+    return shut_down_error();
+  return std::move(*res);
+}
+
+void object_manager::unsubscribe(subscription_id id) {
+  auto sub = impl_->changes->find(id);
+  if (!sub)
+    return;
+  // Closed here, on the caller's thread, so that no call starts after we
+  // return; the manager detaches it from the object's feed and forgets it.
+  sub->close();
+  if (!impl_->closing.load(std::memory_order_acquire))
+    caf::anon_send(impl_->mgr, unsub_atom::value, id);
 }
 
 bool object_manager::wait_quiescent(std::chrono::milliseconds timeout) {

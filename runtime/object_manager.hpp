@@ -22,6 +22,10 @@
 //   before a read (registration + sync(), on any thread) always makes that
 //   read fetch, as upstream's AddReference does;
 // - Get: every get() is one live GET to the source, registered or not;
+// - Watch: subscribe() delivers every new version of a referenced object
+//   to a callback, on podref's notification thread or the executor of
+//   manager_options::notify_executor, never on an actor's thread (see
+//   docs/notifications.md);
 // - destruction (or shutdown()) stops the manager and its reflectors without
 //   hanging; reads in flight complete with an error; later calls fail with
 //   errc::shut_down.
@@ -37,6 +41,7 @@
 #include "podref/messages/errors.hpp"
 #include "podref/messages/pod.hpp"
 #include "podref/messages/node_ttl.hpp"
+#include "podref/messages/object_change.hpp"
 #include "podref/messages/object_status.hpp"
 #include "podref/messages/strategy.hpp"
 
@@ -83,6 +88,15 @@ struct manager_options : engine_settings {
   /// load, bigger batches cost callers less; see actors/manager_drain.cpp).
   /// Zero applies every command at once. sync() and reads never wait for it.
   std::chrono::nanoseconds coalesce = std::chrono::microseconds(30);
+
+  // -- change notifications (Watch; docs/notifications.md) ----------------------
+
+  /// Runs each delivery task of subscribe()'s callbacks; must run every
+  /// task it accepts (or throw to refuse it). Empty: callbacks run on
+  /// podref's notification thread, one at a time.
+  change_executor notify_executor;
+  /// Receives what a callback threw (counted in callback_errors either way).
+  change_error_hook notify_errors;
 };
 
 /// The options' former name, from when Watch was the only strategy.
@@ -109,6 +123,12 @@ struct manager_stats {
   std::uint64_t backlog_waits = 0;
   /// Calls that yielded their core to the manager (yield_above).
   std::uint64_t caller_yields = 0;
+  /// Change notifications: open subscriptions, callbacks run, versions
+  /// skipped by coalescing (summed over the calls), callbacks that threw.
+  std::int64_t subscriptions = 0;
+  std::uint64_t notifications = 0;
+  std::uint64_t notifications_skipped = 0;
+  std::uint64_t callback_errors = 0;
 };
 
 class object_manager {
@@ -184,6 +204,25 @@ public:
   result<api_object> get(const std::string& ns, const std::string& name);
 
   manager_stats stats() const;
+
+  /// Watch: calls `cb` with the state of ns/name, a referenced object (a
+  /// registration applied before the call counts), once synced, then with
+  /// every new version in resourceVersion order, each with the uids of the
+  /// registered pods referencing it then; a deletion as change_kind::deleted.
+  /// A slow callback misses intermediate versions, never the latest
+  /// (object_change::skipped counts them). Ends with a change_kind::ended
+  /// call when the object's last pod is unregistered; unsubscribe() and
+  /// shutdown() end it without one. Errors: errc::not_registered,
+  /// errc::invalid_argument (another strategy, or an empty callback),
+  /// errc::shut_down.
+  result<subscription_id> subscribe(const std::string& ns,
+                                    const std::string& name,
+                                    change_callback cb);
+
+  /// Ends subscription `id`: no call of it starts after this returns (one
+  /// running on another thread is waited for; from its own callback it
+  /// returns at once). Unknown or ended ids are a no-op.
+  void unsubscribe(subscription_id id);
 
   /// Waits until every registration is applied and every reflector is
   /// synced or stopped, with no source call in flight, and every reflector

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "podref/messages/config_map.hpp"
 #include "podref/messages/secret.hpp"
@@ -77,6 +78,18 @@ public:
   result<object_status> status(const std::string& ns,
                                const std::string& name) const {
     return mgr_.status(ns, name);
+  }
+
+  /// See object_manager::subscribe (Watch).
+  result<subscription_id> subscribe(const std::string& ns,
+                                    const std::string& name,
+                                    change_callback cb) {
+    return mgr_.subscribe(ns, name, std::move(cb));
+  }
+
+  /// See object_manager::unsubscribe: no call after it returns.
+  void unsubscribe(subscription_id id) {
+    mgr_.unsubscribe(id);
   }
 
   object_manager& manager() noexcept {

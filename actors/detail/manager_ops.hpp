@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include <caf/actor_addr.hpp>
 
@@ -76,6 +78,28 @@ void open_access_period(manager_self self);
 
 /// Tells the synced watches not read for longer than max_idle to stop.
 void recycle(manager_self self);
+
+// -- change subscriptions (manager_notify.cpp) -------------------------------
+
+/// subscribe: a subscription on the referenced object ns/name.
+caf::result<subscription_id> subscribe(manager_self self,
+                                       const std::string& ns,
+                                       const std::string& name,
+                                       const change_callback& cb);
+
+/// unsub: ends subscription `id` (no wait for a call in flight).
+void unsubscribe(manager_self self, subscription_id id);
+
+/// `uid` now references the object of `entry` (a new count); call only
+/// while st.feeds > 0.
+void feed_uid_added(manager_state::object_entry& entry, std::string_view uid);
+
+/// `uid` no longer references it.
+void feed_uid_removed(manager_state::object_entry& entry,
+                      std::string_view uid);
+
+/// The object's last pod went: its subscribers get their ended call.
+void end_feed(manager_self self, manager_state::object_entry& entry);
 
 // -- source recovery (manager_recovery.cpp) ----------------------------------
 
