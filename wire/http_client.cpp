@@ -165,6 +165,15 @@ struct http_client::impl {
       t->res.retry_after.clear(); // a new response (after a 100 Continue)
     } else if (starts_with_nocase(line, "retry-after:")) {
       t->res.retry_after = trim(line.substr(12));
+    } else if (line == "\r\n" || line == "\n") {
+      // The end of a header block: a stream is open once its 200 arrived,
+      // before any event (a quiet watch sends none for minutes).
+      long code = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+      if (code == 200 && t->h.on_stream && !t->counted_stream) {
+        t->counted_stream = true;
+        ++t->owner->open_streams;
+      }
     }
     return size * n;
   }
