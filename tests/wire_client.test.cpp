@@ -26,6 +26,8 @@
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
 using namespace podref;
 using podref::test::make_secret;
@@ -165,6 +167,63 @@ TEST_CASE("wire_ an expired watch (ERROR 410) relists with an empty version") {
   CHECK(counts_of(*log, "s1").watches == 3);
 }
 
+namespace {
+
+/// One blocking HTTP/1.1 request to the front; the reply's status.
+int http_call(std::uint16_t port, boost::beast::http::verb verb,
+              const std::string& target, const std::string& body) {
+  namespace http = boost::beast::http;
+  boost::asio::io_context ioc;
+  boost::beast::tcp_stream stream{ioc};
+  stream.expires_after(std::chrono::seconds(20));
+  stream.connect(tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"),
+                               port});
+  http::request<http::string_body> req{verb, target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  req.set(http::field::content_type, "application/json");
+  req.body() = body;
+  req.prepare_payload();
+  http::write(stream, req);
+  boost::beast::flat_buffer buf;
+  http::response<http::string_body> res;
+  http::read(stream, buf, res);
+  return static_cast<int>(res.result_int());
+}
+
+std::string secret_json(const std::string& name, const std::string& b64) {
+  return R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")" + name
+         + R"(","namespace":"default"},"data":{"k":")" + b64 + R"("}})";
+}
+
+} // namespace
+
+TEST_CASE("wire_ Watch end to end: a PUT over HTTP reaches the manager") {
+  front_fixture f;
+  auto path = std::string{"/api/v1/namespaces/default/secrets"};
+  REQUIRE(http_call(f.front->port(), boost::beast::http::verb::post, path,
+                    secret_json("s1", "djE="))
+          == 201);
+  secret_manager mgr{f.rt, *f.cl, strategy::watch};
+  REQUIRE(mgr.register_pod_and_wait(
+    pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+  CHECK(value_of(mgr, "s1") == "v1");
+  REQUIRE(http_call(f.front->port(), boost::beast::http::verb::put,
+                    path + "/s1", secret_json("s1", "djI="))
+          == 200);
+  CHECK(eventually([&] { return value_of(mgr, "s1") == "v2"; }));
+  // On the wire: the list (done) and one watch still streaming; at the
+  // server: one list from the cache, one watch, no get.
+  auto st = f.cl->stats();
+  CHECK(st.requests == std::map<std::string, std::uint64_t>{{"GET 200", 1}});
+  CHECK(st.open_streams == 1);
+  auto log = f.api.actions();
+  REQUIRE(log);
+  auto n = counts_of(*log, "s1");
+  CHECK(n.lists == 1);
+  CHECK(n.watches == 1);
+  CHECK(n.gets == 0);
+}
+
 TEST_CASE("wire_ the Get strategy reads live and reports the API's 404") {
   front_fixture f;
   REQUIRE(f.api.create(make_secret("default", "s1", {{"k", "v1"}})));
@@ -224,6 +283,12 @@ public:
     return paths_;
   }
 
+  /// When each request of paths() arrived.
+  std::vector<std::chrono::steady_clock::time_point> times() {
+    std::lock_guard<std::mutex> guard{mtx_};
+    return times_;
+  }
+
 private:
   void accept_loop() {
     for (;;) {
@@ -253,6 +318,7 @@ private:
       std::lock_guard<std::mutex> guard{mtx_};
       n = watch ? ++watches_ : ++lists_;
       paths_.push_back(path);
+      times_.push_back(std::chrono::steady_clock::now());
     }
     auto reply = answer_(watch, n);
     if (reply.empty()) {
@@ -277,6 +343,7 @@ private:
   int lists_ = 0;
   int watches_ = 0;
   std::vector<std::string> paths_;
+  std::vector<std::chrono::steady_clock::time_point> times_;
 };
 
 std::string chunk(const std::string& x) {
@@ -356,6 +423,92 @@ TEST_CASE("wire_ a malformed line or a cut stream ends the watch, not the "
       CHECK(p.size() > 11);
       CHECK(p.substr(p.size() - 11) == "&watch=true");
     }
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ an HTTP 410 on a watch relists without a version") {
+  fault_server srv{[](bool watch, int n) -> std::string {
+    if (!watch && n == 1)
+      return reply_200(R"({"kind":"SecretList","metadata":{"resourceVersion":"5"},"items":[)"
+                       + secret_v1 + "]}");
+    if (!watch)
+      return reply_200(R"({"kind":"SecretList","metadata":{"resourceVersion":"7"},"items":[)"
+                       + secret_v2 + "]}");
+    if (n == 1) {
+      std::string body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The resourceVersion for the provided watch is too old.","reason":"Expired","code":410})";
+      return "HTTP/1.1 410 Gone\r\nContent-Type: application/json\r\n"
+             "Content-Length: "
+             + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n"
+             + body;
+    }
+    return {};
+  }};
+  runtime rt;
+  auto connected = cluster::connect(rt, plain_config(srv.url()));
+  REQUIRE(connected);
+  auto cl = std::move(connected).value();
+  {
+    secret_manager mgr{rt, *cl, strategy::watch};
+    REQUIRE(mgr.register_pod_and_wait(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    REQUIRE(eventually([&] { return srv.requests(true) == 2; }));
+    CHECK(eventually([&] { return value_of(mgr, "s1") == "v2"; }));
+    auto paths = srv.paths();
+    REQUIRE(paths.size() == 4);
+    auto base = std::string{"/api/v1/namespaces/default/secrets?"};
+    CHECK(paths[2] == base + "fieldSelector=metadata.name%3Ds1&limit=500");
+    CHECK(paths[3].rfind(base + "allowWatchBookmarks=true&fieldSelector="
+                                "metadata.name%3Ds1&resourceVersion=7&",
+                         0)
+          == 0);
+    CHECK(cl->stats().requests["GET 410"] == 1);
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ an HTTP 403 is a failure of that object, retried with "
+          "backoff") {
+  const std::string forbidden =
+    R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"secrets \"s1\" is forbidden: User \"system:node:n1\" cannot list resource \"secrets\" in API group \"\" in the namespace \"default\": no relationship found between node 'n1' and this object","reason":"Forbidden","details":{"name":"s1","kind":"secrets"},"code":403})";
+  fault_server srv{[&](bool watch, int n) -> std::string {
+    if (!watch && n <= 2)
+      return "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n"
+             "Content-Length: "
+             + std::to_string(forbidden.size())
+             + "\r\nConnection: close\r\n\r\n" + forbidden;
+    if (!watch)
+      return reply_200(R"({"kind":"SecretList","metadata":{"resourceVersion":"5"},"items":[)"
+                       + secret_v1 + "]}");
+    return {};
+  }};
+  runtime rt;
+  auto connected = cluster::connect(rt, plain_config(srv.url()));
+  REQUIRE(connected);
+  auto cl = std::move(connected).value();
+  {
+    manager_options opts;
+    opts.strategy = strategy::watch;
+    opts.backoff_initial = std::chrono::milliseconds(200);
+    secret_manager mgr{rt, *cl, opts};
+    REQUIRE(mgr.register_pod(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    // The server's message is the object's failure while it backs off.
+    CHECK(eventually([&] {
+      auto st = mgr.status("default", "s1");
+      return st && st->failure
+             && st->failure->message.find("secrets \"s1\" is forbidden")
+                  != std::string::npos;
+    }));
+    // Not a fast retry: the second 403 comes after a backoff, then the
+    // third list succeeds (the node authorizer now allows it).
+    CHECK(eventually([&] { return value_of(mgr, "s1") == "v1"; }));
+    CHECK(srv.requests(false) == 3);
+    CHECK(cl->stats().requests["GET 403"] == 2);
+    auto t = srv.times();
+    REQUIRE(t.size() >= 3);
+    CHECK(t[1] - t[0] >= std::chrono::milliseconds(200));
+    CHECK(t[2] - t[1] >= std::chrono::milliseconds(400));
   }
   cl.reset();
 }
