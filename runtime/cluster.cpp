@@ -60,6 +60,8 @@ cluster_stats cluster::stats() const {
   out.requests = std::move(http.requests);
   out.bytes_received = http.bytes_received;
   out.open_streams = http.open_streams;
+  out.connects = http.connects;
+  out.http2_responses = http.http2_responses;
   out.throttled = impl_->counters->throttled.load();
   out.throttled_wait_ns = impl_->counters->throttled_wait_ns.load();
   out.retried_429 = impl_->counters->retried_429.load();

@@ -39,6 +39,9 @@ struct cluster_stats {
   std::uint64_t bytes_received = 0;
   /// Watch streams with a 200 reply still running.
   std::uint64_t open_streams = 0;
+  /// Connections opened, and replies that came over HTTP/2.
+  std::uint64_t connects = 0;
+  std::uint64_t http2_responses = 0;
   /// Requests that waited for the client-side rate limiter, and how long.
   std::uint64_t throttled = 0;
   std::uint64_t throttled_wait_ns = 0;

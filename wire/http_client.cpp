@@ -52,6 +52,7 @@ struct http_client::impl {
     http_response res;
     std::size_t max_body = 0;
     bool counted_stream = false;
+    bool counted_response = false;
     std::string refused; // why a write callback stopped the transfer
     impl* owner = nullptr;
 
@@ -93,6 +94,8 @@ struct http_client::impl {
   std::atomic<std::uint64_t> bytes_received{0};
   std::atomic<std::uint64_t> open_streams{0};
   std::atomic<std::uint64_t> in_flight{0};
+  std::atomic<std::uint64_t> connects{0};
+  std::atomic<std::uint64_t> http2_responses{0};
 
   ~impl() {
     stop();
@@ -173,6 +176,16 @@ struct http_client::impl {
       if (code == 200 && t->h.on_stream && !t->counted_stream) {
         t->counted_stream = true;
         ++t->owner->open_streams;
+      }
+      if (code >= 200 && !t->counted_response) {
+        t->counted_response = true;
+        long connects = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects);
+        t->owner->connects += static_cast<std::uint64_t>(connects);
+        long version = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+        if (version == CURL_HTTP_VERSION_2_0)
+          ++t->owner->http2_responses;
       }
     }
     return size * n;
@@ -388,6 +401,8 @@ http_client_stats http_client::stats() const {
   out.bytes_received = impl_->bytes_received.load();
   out.open_streams = impl_->open_streams.load();
   out.in_flight = impl_->in_flight.load();
+  out.connects = impl_->connects.load();
+  out.http2_responses = impl_->http2_responses.load();
   return out;
 }
 

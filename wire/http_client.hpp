@@ -75,6 +75,11 @@ struct http_client_stats {
   std::uint64_t open_streams = 0;
   /// Transfers in progress (streams included).
   std::uint64_t in_flight = 0;
+  /// Connections opened (TCP, with TLS where https), counted when a reply's
+  /// headers arrive: with HTTP/2 many transfers share one.
+  std::uint64_t connects = 0;
+  /// Replies that came over HTTP/2.
+  std::uint64_t http2_responses = 0;
 };
 
 class http_client {
