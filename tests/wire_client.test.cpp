@@ -14,7 +14,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <random>
 #include <string>
@@ -691,4 +693,54 @@ TEST_CASE("wire_ mangled watch streams are errors, never crashes") {
   }
   CHECK(failed > 0);
   CHECK(ok > 0);
+}
+
+TEST_CASE("wire_ the events a real kube-apiserver sent decode") {
+  // tests/data/wire_watch_events.tsv: RESOURCE<TAB>LINE, the watch events of
+  // the reference transcripts (recorded from a real kube-apiserver, see
+  // docs/client.md), re-serialized compactly.
+  std::ifstream in{std::string{PODREF_SOURCE_DIR}
+                   + "/tests/data/wire_watch_events.tsv"};
+  REQUIRE(in);
+  std::map<std::string, int> types;
+  std::string row;
+  while (std::getline(in, row)) {
+    auto tab = row.find('\t');
+    REQUIRE(tab != std::string::npos);
+    auto res = row.substr(0, tab) == "secrets" ? resource::secrets
+                                               : resource::config_maps;
+    auto line = std::string_view{row}.substr(tab + 1);
+    INFO(line);
+    auto ev = wire::decode_watch_line(res, line);
+    REQUIRE(ev);
+    if (ev->is_error) {
+      ++types["ERROR"];
+      CHECK(ev->status.code == 410);
+      continue;
+    }
+    CHECK(ev->event.resource_version > 0);
+    switch (ev->event.type) {
+      case watch_event_type::added:
+        ++types["ADDED"];
+        break;
+      case watch_event_type::modified:
+        ++types["MODIFIED"];
+        break;
+      case watch_event_type::deleted:
+        ++types["DELETED"];
+        break;
+      case watch_event_type::bookmark:
+        ++types["BOOKMARK"];
+        break;
+    }
+    if (ev->event.type != watch_event_type::bookmark) {
+      CHECK_FALSE(ev->event.object.meta().name.empty());
+      CHECK_FALSE(ev->event.object.meta().uid.empty());
+    }
+  }
+  CHECK(types == std::map<std::string, int>{{"ADDED", 35},
+                                            {"MODIFIED", 10},
+                                            {"DELETED", 8},
+                                            {"BOOKMARK", 8},
+                                            {"ERROR", 3}});
 }
