@@ -551,6 +551,40 @@ TEST_CASE("wire_ 429 is retried after Retry-After; the token bucket paces") {
   cl.reset();
 }
 
+TEST_CASE("wire_ a watch stream silent past its timeoutSeconds is ended") {
+  fault_server srv{[](bool watch, int) -> std::string {
+    if (!watch)
+      return reply_200(R"({"kind":"SecretList","metadata":{"resourceVersion":"5"},"items":[)"
+                       + secret_v1 + "]}");
+    return {}; // 200 headers, then nothing, never the end
+  }};
+  runtime rt;
+  cluster_options opts;
+  opts.source.min_watch_timeout = std::chrono::seconds(1);
+  opts.source.watch_grace = std::chrono::seconds(0);
+  auto connected = cluster::connect(rt, plain_config(srv.url()), opts);
+  REQUIRE(connected);
+  auto cl = std::move(connected).value();
+  {
+    manager_options mo;
+    mo.strategy = strategy::watch;
+    mo.backoff_initial = std::chrono::milliseconds(10);
+    secret_manager mgr{rt, *cl, mo};
+    REQUIRE(mgr.register_pod_and_wait(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    // timeoutSeconds is 1: the client ends the first stream after 1 s
+    // (2 s at most) and watches again from the same version.
+    CHECK(eventually([&] { return srv.requests(true) >= 2; }));
+    auto t = srv.times();
+    REQUIRE(t.size() >= 3);
+    CHECK(t[2] - t[1] >= std::chrono::seconds(1));
+    auto paths = srv.paths();
+    CHECK(paths[2].find("&resourceVersion=5&timeoutSeconds=1&") != std::string::npos);
+    CHECK(value_of(mgr, "s1") == "v1");
+  }
+  cl.reset();
+}
+
 TEST_CASE("wire_ credentials are never configured for plain http") {
   runtime rt;
   auto cfg = plain_config("http://127.0.0.1:1");

@@ -68,6 +68,7 @@ struct http_client::impl {
     request_id id;
     std::string path;
     handlers h;
+    std::chrono::milliseconds timeout;
   };
 
   client_config config;
@@ -211,9 +212,12 @@ struct http_client::impl {
     curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(options.connect_timeout.count()));
-    if (!t->h.on_stream)
+    auto timeout = q.timeout.count() > 0 ? q.timeout
+                   : t->h.on_stream     ? std::chrono::milliseconds{0}
+                                        : options.request_timeout;
+    if (timeout.count() > 0)
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
-                       static_cast<long>(options.request_timeout.count()));
+                       static_cast<long>(timeout.count()));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     if (config.plain_http()) {
       curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
@@ -374,11 +378,13 @@ http_client::start(const client_config& config,
 }
 
 http_client::request_id http_client::get(std::string path_and_query,
-                                         handlers h) {
+                                         handlers h,
+                                         std::chrono::milliseconds timeout) {
   auto id = impl_->next_id++;
   {
     std::lock_guard<std::mutex> guard{impl_->queue_mutex};
-    impl_->to_add.push_back({id, std::move(path_and_query), std::move(h)});
+    impl_->to_add.push_back(
+      {id, std::move(path_and_query), std::move(h), timeout});
   }
   curl_multi_wakeup(impl_->multi);
   return id;

@@ -107,8 +107,10 @@ public:
   http_client& operator=(const http_client&) = delete;
 
   /// Queues a GET of `path_and_query` (starting with '/', appended to the
-  /// server URL). Any thread.
-  request_id get(std::string path_and_query, handlers h);
+  /// server URL). Any thread. `timeout` bounds the whole transfer; zero
+  /// means options.request_timeout for a request and none for a stream.
+  request_id get(std::string path_and_query, handlers h,
+                 std::chrono::milliseconds timeout = {});
 
   /// Removes a transfer; its handlers are not called after the I/O thread
   /// has processed this (one already running finishes first). Any thread.

@@ -216,7 +216,8 @@ void send_watch(source_actor* self, watch_id id) {
     return;
   auto min_s = static_cast<std::uint64_t>(st.options.min_watch_timeout.count());
   std::uniform_int_distribution<std::uint64_t> draw{min_s, 2 * min_s - 1};
-  auto path = watch_path(i->second, draw(st.rng));
+  auto timeout_s = draw(st.rng);
+  auto path = watch_path(i->second, timeout_s);
   auto stream = std::make_shared<stream_state>(st.options.max_event_bytes);
   caf::actor_addr addr = self->address();
   auto res = i->second.res;
@@ -248,7 +249,12 @@ void send_watch(source_actor* self, watch_id id) {
     if (auto a = caf::actor_cast<caf::actor>(addr))
       caf::anon_send(a, stream_done_atom::value, id, std::move(r));
   };
-  i->second.http = st.client->get(std::move(path), std::move(h));
+  // The server ends the stream at timeoutSeconds; one that goes silent
+  // (a peer gone without a reset) is ended here a grace period later.
+  auto deadline = std::chrono::seconds(timeout_s) + st.options.watch_grace;
+  i->second.http = st.client->get(
+    std::move(path), std::move(h),
+    std::chrono::duration_cast<std::chrono::milliseconds>(deadline));
 }
 
 /// Runs `key` of `kind` now or when the rate limiter allows.

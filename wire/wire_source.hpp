@@ -47,6 +47,9 @@ struct wire_source_options {
   std::size_t max_event_bytes = 4u << 20;
   /// timeoutSeconds is drawn from [min_watch_timeout, 2 x min_watch_timeout).
   std::chrono::seconds min_watch_timeout{300};
+  /// A watch stream still open this long after its timeoutSeconds is
+  /// ended by the client (an error: the reflector backs off, re-watches).
+  std::chrono::seconds watch_grace{30};
   /// 429 replies retried per request before the request fails.
   std::uint32_t max_throttle_retries = 10;
   /// Retry-After values are capped at this.
