@@ -33,8 +33,8 @@ struct cluster_options {
 
 /// What the client did so far.
 struct cluster_stats {
-  /// Completed HTTP requests by "VERB CODE", e.g. "GET 200" (code 0: no
-  /// response).
+  /// Finished HTTP requests by "VERB CODE", e.g. "GET 200" (code 0: the
+  /// transfer failed: no reply, a timeout, a reset, a bad stream).
   std::map<std::string, std::uint64_t> requests;
   std::uint64_t bytes_received = 0;
   /// Watch streams with a 200 reply still running.

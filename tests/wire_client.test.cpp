@@ -335,9 +335,29 @@ private:
       s.read_some(boost::asio::buffer(&c, 1), ec); // until the client leaves
       return;
     }
+    // "HOLD:" writes the rest and holds the connection; "RESET:" writes
+    // the rest and resets it (RST, not FIN).
+    if (reply.rfind(hold_prefix, 0) == 0) {
+      boost::asio::write(s, boost::asio::buffer(reply.substr(5)), ec);
+      char c;
+      s.read_some(boost::asio::buffer(&c, 1), ec);
+      return;
+    }
+    if (reply.rfind(reset_prefix, 0) == 0) {
+      boost::asio::write(s, boost::asio::buffer(reply.substr(6)), ec);
+      s.set_option(boost::asio::socket_base::linger{true, 0}, ec);
+      s.close(ec);
+      return;
+    }
     boost::asio::write(s, boost::asio::buffer(reply), ec);
     s.shutdown(tcp::socket::shutdown_both, ec);
   }
+
+public:
+  static constexpr const char* hold_prefix = "HOLD:";
+  static constexpr const char* reset_prefix = "RESET:";
+
+private:
 
   answer_fn answer_;
   boost::asio::io_context ioc_;
@@ -581,6 +601,49 @@ TEST_CASE("wire_ a watch stream silent past its timeoutSeconds is ended") {
     auto paths = srv.paths();
     CHECK(paths[2].find("&resourceVersion=5&timeoutSeconds=1&") != std::string::npos);
     CHECK(value_of(mgr, "s1") == "v1");
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ headers that never finish time out; a reset mid-stream "
+          "re-watches") {
+  fault_server srv{[](bool watch, int n) -> std::string {
+    if (!watch && n == 1)
+      return std::string{fault_server::hold_prefix}
+             + "HTTP/1.1 200 OK\r\nContent-Type: appl";
+    if (!watch)
+      return reply_200(R"({"kind":"SecretList","metadata":{"resourceVersion":"5"},"items":[)"
+                       + secret_v1 + "]}");
+    if (n == 1)
+      return fault_server::reset_prefix
+             + watch_reply({R"({"type":"MODIFIED","object":)" + secret_v2 + "}\n"},
+                           false);
+    return {};
+  }};
+  runtime rt;
+  cluster_options opts;
+  opts.http.request_timeout = std::chrono::milliseconds(300);
+  auto connected = cluster::connect(rt, plain_config(srv.url()), opts);
+  REQUIRE(connected);
+  auto cl = std::move(connected).value();
+  {
+    manager_options mo;
+    mo.strategy = strategy::watch;
+    mo.backoff_initial = std::chrono::milliseconds(10);
+    secret_manager mgr{rt, *cl, mo};
+    REQUIRE(mgr.register_pod(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    CHECK(eventually([&] { return srv.requests(true) == 2; }));
+    CHECK(eventually([&] { return value_of(mgr, "s1") == "v2"; }));
+    CHECK(srv.requests(false) == 2);
+    auto st = cl->stats();
+    // Failed: the list whose headers never ended, the reset watch.
+    CHECK(st.requests["GET 0"] == 2);
+    CHECK(st.requests["GET 200"] == 1);
+    auto paths = srv.paths();
+    REQUIRE(paths.size() == 4);
+    CHECK(paths[3].find("&resourceVersion=6&") != std::string::npos);
+    CHECK(eventually([&] { return cl->stats().open_streams == 1; }));
   }
   cl.reset();
 }

@@ -295,8 +295,10 @@ struct http_client::impl {
     if (t->res.status == 401)
       token_stale = true;
     {
+      // A transfer that failed (even after its status line) counts as 0.
+      auto code_seen = t->res.error.empty() ? t->res.status : 0;
       std::lock_guard<std::mutex> guard{stats_mutex};
-      ++requests["GET " + std::to_string(t->res.status)];
+      ++requests["GET " + std::to_string(code_seen)];
     }
     if (t->h.on_done)
       t->h.on_done(std::move(t->res));

@@ -68,7 +68,8 @@ struct http_response {
 
 /// Counters of one client, readable from any thread.
 struct http_client_stats {
-  /// Completed requests by "VERB CODE" (code 0: no response).
+  /// Finished requests by "VERB CODE"; code 0: the transfer failed (no
+  /// reply, a timeout, a reset, a refused body), whatever status it had.
   std::map<std::string, std::uint64_t> requests;
   std::uint64_t bytes_received = 0;
   /// Watch streams in progress.

@@ -5,6 +5,7 @@
 #include "podref/wire/wire_source.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <random>
 #include <string>
 #include <unordered_map>
