@@ -50,6 +50,15 @@ bool eventually(const std::function<bool()>& f) {
   return f();
 }
 
+/// Watch, with reads waiting up to 10 s for a first sync rather than
+/// upstream's 1 s (a loaded sanitizer build may take longer than that).
+manager_options watching() {
+  manager_options o;
+  o.strategy = strategy::watch;
+  o.sync_timeout = std::chrono::seconds(10);
+  return o;
+}
+
 std::string value_of(secret_manager& mgr, const std::string& name) {
   auto got = mgr.get_secret("default", name);
   if (!got)
@@ -105,11 +114,11 @@ struct front_fixture {
 
 } // namespace
 
-TEST_CASE("wire_ a Watch manager over HTTP syncs, sees updates and deletes") {
+TEST_CASE("wire_ a Watch manager over HTTP syncs and sees updates and deletes") {
   front_fixture f;
   REQUIRE(f.api.create(make_secret("default", "s1", {{"k", "v1"}})));
   {
-    secret_manager mgr{f.rt, *f.cl, strategy::watch};
+    secret_manager mgr{f.rt, *f.cl, watching()};
     REQUIRE(mgr.register_pod_and_wait(
       pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
     CHECK(value_of(mgr, "s1") == "v1");
@@ -137,10 +146,10 @@ TEST_CASE("wire_ a Watch manager over HTTP syncs, sees updates and deletes") {
   CHECK(eventually([&] { return f.cl->stats().open_streams == 0; }));
 }
 
-TEST_CASE("wire_ an expired watch (ERROR 410) relists with an empty version") {
+TEST_CASE("wire_ an expired watch with ERROR 410 relists with an empty version") {
   front_fixture f;
   REQUIRE(f.api.create(make_secret("default", "s1", {{"k", "v1"}})));
-  secret_manager mgr{f.rt, *f.cl, strategy::watch};
+  secret_manager mgr{f.rt, *f.cl, watching()};
   REQUIRE(mgr.register_pod_and_wait(
     pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
   CHECK(value_of(mgr, "s1") == "v1");
@@ -206,7 +215,7 @@ TEST_CASE("wire_ Watch end to end: a PUT over HTTP reaches the manager") {
   REQUIRE(http_call(f.front->port(), boost::beast::http::verb::post, path,
                     secret_json("s1", "djE="))
           == 201);
-  secret_manager mgr{f.rt, *f.cl, strategy::watch};
+  secret_manager mgr{f.rt, *f.cl, watching()};
   REQUIRE(mgr.register_pod_and_wait(
     pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
   CHECK(value_of(mgr, "s1") == "v1");
@@ -402,7 +411,7 @@ const std::string secret_v2 =
 
 } // namespace
 
-TEST_CASE("wire_ a malformed line or a cut stream ends the watch, not the "
+TEST_CASE("wire_ a malformed line or a cut stream ends the watch and not the "
           "snapshot") {
   fault_server srv{[](bool watch, int n) -> std::string {
     if (!watch)
@@ -422,7 +431,7 @@ TEST_CASE("wire_ a malformed line or a cut stream ends the watch, not the "
   REQUIRE(connected);
   auto cl = std::move(connected).value();
   {
-    secret_manager mgr{rt, *cl, strategy::watch};
+    secret_manager mgr{rt, *cl, watching()};
     REQUIRE(mgr.register_pod_and_wait(
       pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
     REQUIRE(eventually([&] { return srv.requests(true) == 3; }));
@@ -475,7 +484,7 @@ TEST_CASE("wire_ an HTTP 410 on a watch relists without a version") {
   REQUIRE(connected);
   auto cl = std::move(connected).value();
   {
-    secret_manager mgr{rt, *cl, strategy::watch};
+    secret_manager mgr{rt, *cl, watching()};
     REQUIRE(mgr.register_pod_and_wait(
       pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
     REQUIRE(eventually([&] { return srv.requests(true) == 2; }));
@@ -493,7 +502,7 @@ TEST_CASE("wire_ an HTTP 410 on a watch relists without a version") {
   cl.reset();
 }
 
-TEST_CASE("wire_ an HTTP 403 is a failure of that object, retried with "
+TEST_CASE("wire_ an HTTP 403 is a failure of that object retried with "
           "backoff") {
   const std::string forbidden =
     R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"secrets \"s1\" is forbidden: User \"system:node:n1\" cannot list resource \"secrets\" in API group \"\" in the namespace \"default\": no relationship found between node 'n1' and this object","reason":"Forbidden","details":{"name":"s1","kind":"secrets"},"code":403})";
@@ -513,8 +522,7 @@ TEST_CASE("wire_ an HTTP 403 is a failure of that object, retried with "
   REQUIRE(connected);
   auto cl = std::move(connected).value();
   {
-    manager_options opts;
-    opts.strategy = strategy::watch;
+    auto opts = watching();
     opts.backoff_initial = std::chrono::milliseconds(200);
     secret_manager mgr{rt, *cl, opts};
     REQUIRE(mgr.register_pod(
@@ -539,7 +547,7 @@ TEST_CASE("wire_ an HTTP 403 is a failure of that object, retried with "
   cl.reset();
 }
 
-TEST_CASE("wire_ 429 is retried after Retry-After; the token bucket paces") {
+TEST_CASE("wire_ 429 is retried after Retry-After and the token bucket paces") {
   fault_server srv{[](bool watch, int n) -> std::string {
     if (!watch && n == 1)
       return "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\n"
@@ -557,7 +565,7 @@ TEST_CASE("wire_ 429 is retried after Retry-After; the token bucket paces") {
   REQUIRE(connected);
   auto cl = std::move(connected).value();
   {
-    secret_manager mgr{rt, *cl, strategy::watch};
+    secret_manager mgr{rt, *cl, watching()};
     REQUIRE(mgr.register_pod_and_wait(
       pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
     CHECK(value_of(mgr, "s1") == "v1");
@@ -586,8 +594,7 @@ TEST_CASE("wire_ a watch stream silent past its timeoutSeconds is ended") {
   REQUIRE(connected);
   auto cl = std::move(connected).value();
   {
-    manager_options mo;
-    mo.strategy = strategy::watch;
+    auto mo = watching();
     mo.backoff_initial = std::chrono::milliseconds(10);
     secret_manager mgr{rt, *cl, mo};
     REQUIRE(mgr.register_pod_and_wait(
@@ -605,7 +612,7 @@ TEST_CASE("wire_ a watch stream silent past its timeoutSeconds is ended") {
   cl.reset();
 }
 
-TEST_CASE("wire_ headers that never finish time out; a reset mid-stream "
+TEST_CASE("wire_ headers that never finish time out and a reset mid-stream "
           "re-watches") {
   fault_server srv{[](bool watch, int n) -> std::string {
     if (!watch && n == 1)
@@ -627,8 +634,7 @@ TEST_CASE("wire_ headers that never finish time out; a reset mid-stream "
   REQUIRE(connected);
   auto cl = std::move(connected).value();
   {
-    manager_options mo;
-    mo.strategy = strategy::watch;
+    auto mo = watching();
     mo.backoff_initial = std::chrono::milliseconds(10);
     secret_manager mgr{rt, *cl, mo};
     REQUIRE(mgr.register_pod(
@@ -744,7 +750,7 @@ TEST_CASE("wire_ the line splitter bounds a line") {
   CHECK(lines.size() == 2);
 }
 
-TEST_CASE("wire_ mangled watch streams are errors, never crashes") {
+TEST_CASE("wire_ mangled watch streams are errors and never crashes") {
   // Every one-byte change, cut and chunking of real events: decoding either
   // fails with an error or yields an event; ASan/UBSan builds check the
   // rest. Seeded: a failure reproduces.
