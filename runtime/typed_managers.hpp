@@ -17,11 +17,16 @@
 
 namespace podref {
 
+class cluster; // runtime/cluster.hpp (linked from podref::wire)
+
 namespace detail {
 
+/// The source actor of a cluster (defined with it, in podref::wire).
+const caf::actor& source_of(cluster& c);
+
 /// What secret_manager and configmap_manager share: an object_manager of
-/// one resource, with or without an explicit strategy, over an api_server
-/// or a bare source actor.
+/// one resource, with or without an explicit strategy, over an api_server,
+/// a cluster (a real API server) or a bare source actor.
 template <resource Res>
 class typed_manager {
 public:
@@ -34,6 +39,18 @@ public:
   typed_manager(runtime& rt, const caf::actor& source,
                 const manager_options& opts = {})
     : mgr_(rt, source, Res, opts) {
+    // nop
+  }
+
+  typed_manager(runtime& rt, cluster& source,
+                const manager_options& opts = {})
+    : mgr_(rt, source_of(source), Res, opts) {
+    // nop
+  }
+
+  typed_manager(runtime& rt, cluster& source, podref::strategy s,
+                const manager_options& opts = {})
+    : mgr_(rt, source_of(source), Res, s, opts) {
     // nop
   }
 

@@ -1,0 +1,421 @@
+// libcurl multi on one I/O thread (http_client.hpp has the contract).
+#include "podref/wire/http_client.hpp"
+
+#include <atomic>
+#include <cctype>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <curl/curl.h>
+
+namespace podref::wire {
+
+namespace {
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+bool starts_with_nocase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size())
+    return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i]))
+        != std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
+  return true;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty()
+         && (s.back() == '\r' || s.back() == '\n' || s.back() == ' '))
+    s.remove_suffix(1);
+  return std::string{s};
+}
+
+} // namespace
+
+struct http_client::impl {
+  struct transfer {
+    request_id id = 0;
+    CURL* easy = nullptr;
+    curl_slist* headers = nullptr;
+    handlers h;
+    http_response res;
+    std::size_t max_body = 0;
+    bool counted_stream = false;
+    bool counted_response = false;
+    std::string refused; // why a write callback stopped the transfer
+    impl* owner = nullptr;
+
+    ~transfer() {
+      if (easy)
+        curl_easy_cleanup(easy);
+      if (headers)
+        curl_slist_free_all(headers);
+    }
+  };
+
+  struct queued_request {
+    request_id id;
+    std::string path;
+    handlers h;
+    std::chrono::milliseconds timeout;
+  };
+
+  client_config config;
+  http_client_options options;
+  CURLM* multi = nullptr;
+  std::thread thread;
+  std::atomic<bool> stopping{false};
+  std::atomic<request_id> next_id{1};
+
+  // Guarded by queue_mutex: what the I/O thread drains.
+  std::mutex queue_mutex;
+  std::vector<queued_request> to_add;
+  std::vector<request_id> to_cancel;
+
+  // I/O thread only.
+  std::unordered_map<request_id, std::unique_ptr<transfer>> transfers;
+  std::string token;
+  std::chrono::steady_clock::time_point token_read_at{};
+  bool token_stale = true;
+
+  // Stats.
+  mutable std::mutex stats_mutex;
+  std::map<std::string, std::uint64_t> requests;
+  std::atomic<std::uint64_t> bytes_received{0};
+  std::atomic<std::uint64_t> open_streams{0};
+  std::atomic<std::uint64_t> in_flight{0};
+  std::atomic<std::uint64_t> connects{0};
+  std::atomic<std::uint64_t> http2_responses{0};
+
+  ~impl() {
+    stop();
+  }
+
+  void stop() {
+    if (!thread.joinable())
+      return;
+    stopping = true;
+    curl_multi_wakeup(multi);
+    thread.join();
+    for (auto& [id, t] : transfers)
+      curl_multi_remove_handle(multi, t->easy);
+    transfers.clear();
+    curl_multi_cleanup(multi);
+    multi = nullptr;
+  }
+
+  /// The bearer token for the next request: the configured one, or the
+  /// token file's content, re-read when stale.
+  const std::string& current_token() {
+    if (!config.token.empty() || config.token_file.empty())
+      return config.token;
+    auto now = std::chrono::steady_clock::now();
+    if (token_stale || now - token_read_at >= options.token_file_reread) {
+      std::ifstream in{config.token_file, std::ios::binary};
+      std::ostringstream buf;
+      buf << in.rdbuf();
+      // An unreadable file keeps the last token (the server will say 401).
+      if (in)
+        token = trim(buf.str());
+      token_read_at = now;
+      token_stale = false;
+    }
+    return token;
+  }
+
+  static size_t on_write(char* data, size_t size, size_t n, void* user) {
+    auto* t = static_cast<transfer*>(user);
+    auto len = size * n;
+    t->owner->bytes_received += len;
+    if (t->res.status == 0) {
+      long code = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+      t->res.status = static_cast<int>(code);
+    }
+    if (t->h.on_stream && t->res.status == 200) {
+      if (!t->counted_stream) {
+        t->counted_stream = true;
+        ++t->owner->open_streams;
+      }
+      if (!t->h.on_stream(std::string_view{data, len})) {
+        t->refused = "the stream's consumer refused its data";
+        return 0;
+      }
+      return len;
+    }
+    if (t->res.body.size() + len > t->max_body) {
+      t->refused = "reply body over " + std::to_string(t->max_body) + " bytes";
+      return 0;
+    }
+    t->res.body.append(data, len);
+    return len;
+  }
+
+  static size_t on_header(char* data, size_t size, size_t n, void* user) {
+    auto* t = static_cast<transfer*>(user);
+    std::string_view line{data, size * n};
+    if (starts_with_nocase(line, "HTTP/")) {
+      t->res.retry_after.clear(); // a new response (after a 100 Continue)
+    } else if (starts_with_nocase(line, "retry-after:")) {
+      t->res.retry_after = trim(line.substr(12));
+    } else if (line == "\r\n" || line == "\n") {
+      // The end of a header block: a stream is open once its 200 arrived,
+      // before any event (a quiet watch sends none for minutes).
+      long code = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+      if (code == 200 && t->h.on_stream && !t->counted_stream) {
+        t->counted_stream = true;
+        ++t->owner->open_streams;
+      }
+      if (code >= 200 && !t->counted_response) {
+        t->counted_response = true;
+        long connects = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects);
+        t->owner->connects += static_cast<std::uint64_t>(connects);
+        long version = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+        if (version == CURL_HTTP_VERSION_2_0)
+          ++t->owner->http2_responses;
+      }
+    }
+    return size * n;
+  }
+
+  void add(queued_request q) {
+    auto t = std::make_unique<transfer>();
+    t->id = q.id;
+    t->h = std::move(q.h);
+    t->owner = this;
+    t->max_body = options.max_body_bytes;
+    t->easy = curl_easy_init();
+    auto* e = t->easy;
+    auto url = config.server + q.path;
+    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.c_str());
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &impl::on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &impl::on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(options.connect_timeout.count()));
+    auto timeout = q.timeout.count() > 0 ? q.timeout
+                   : t->h.on_stream     ? std::chrono::milliseconds{0}
+                                        : options.request_timeout;
+    if (timeout.count() > 0)
+      curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                       static_cast<long>(timeout.count()));
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (config.plain_http()) {
+      curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                       options.plain_http == plain_http_mode::h2_prior_knowledge
+                         ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+                         : CURL_HTTP_VERSION_1_1);
+    } else {
+      curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+      if (config.insecure_skip_tls_verify) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+      }
+      if (!config.ca_pem.empty()) {
+        curl_blob blob{const_cast<char*>(config.ca_pem.data()),
+                       config.ca_pem.size(), CURL_BLOB_COPY};
+        curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
+      }
+      if (!config.client_cert_pem.empty()) {
+        curl_blob cert{const_cast<char*>(config.client_cert_pem.data()),
+                       config.client_cert_pem.size(), CURL_BLOB_COPY};
+        curl_blob key{const_cast<char*>(config.client_key_pem.data()),
+                      config.client_key_pem.size(), CURL_BLOB_COPY};
+        curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+        curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
+        curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+        curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
+      }
+    }
+    t->headers = curl_slist_append(t->headers, "Accept: application/json");
+    // Never over plain http (start() refuses such a config; this keeps it
+    // true however the config was built).
+    if (!config.plain_http()) {
+      const auto& tok = current_token();
+      if (!tok.empty())
+        t->headers = curl_slist_append(
+          t->headers, ("Authorization: Bearer " + tok).c_str());
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+    ++in_flight;
+    curl_multi_add_handle(multi, e);
+    transfers.emplace(t->id, std::move(t));
+  }
+
+  void release(transfer& t) {
+    curl_multi_remove_handle(multi, t.easy);
+    --in_flight;
+    if (t.counted_stream)
+      --open_streams;
+  }
+
+  void cancel_now(request_id id) {
+    auto i = transfers.find(id);
+    if (i == transfers.end())
+      return;
+    release(*i->second);
+    transfers.erase(i);
+  }
+
+  void finish(CURL* easy, CURLcode code) {
+    transfer* raw = nullptr;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &raw);
+    auto i = transfers.find(raw->id);
+    if (i == transfers.end())
+      return;
+    auto t = std::move(i->second);
+    transfers.erase(i);
+    release(*t);
+    long status = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    t->res.status = static_cast<int>(status);
+    if (code != CURLE_OK)
+      t->res.error = !t->refused.empty() ? t->refused
+                                         : std::string{curl_easy_strerror(code)};
+    if (t->res.status == 401)
+      token_stale = true;
+    {
+      // A transfer that failed (even after its status line) counts as 0.
+      auto code_seen = t->res.error.empty() ? t->res.status : 0;
+      std::lock_guard<std::mutex> guard{stats_mutex};
+      ++requests["GET " + std::to_string(code_seen)];
+    }
+    if (t->h.on_done)
+      t->h.on_done(std::move(t->res));
+  }
+
+  void drain_queue() {
+    std::vector<queued_request> adds;
+    std::vector<request_id> cancels;
+    {
+      std::lock_guard<std::mutex> guard{queue_mutex};
+      adds.swap(to_add);
+      cancels.swap(to_cancel);
+    }
+    for (auto& q : adds)
+      add(std::move(q));
+    for (auto id : cancels)
+      cancel_now(id);
+  }
+
+  void run() {
+    while (!stopping) {
+      drain_queue();
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      int left = 0;
+      while (auto* msg = curl_multi_info_read(multi, &left))
+        if (msg->msg == CURLMSG_DONE)
+          finish(msg->easy_handle, msg->data.result);
+      if (stopping)
+        break;
+      curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+    }
+  }
+};
+
+http_client::http_client(std::unique_ptr<impl> x) : impl_(std::move(x)) {
+  // nop
+}
+
+http_client::~http_client() {
+  impl_->stop();
+}
+
+result<std::unique_ptr<http_client>>
+http_client::start(const client_config& config,
+                   const http_client_options& options) {
+  auto where = config.origin.empty() ? std::string{"client config"}
+                                     : config.origin;
+  if (config.exec)
+    return error_info{errc::invalid_argument,
+                      where + ": exec: credential plugins are not supported "
+                              "by podref's wire client yet"};
+  if (!config.tls_server_name.empty())
+    return error_info{errc::invalid_argument,
+                      where + ": tls-server-name: not supported by podref's "
+                              "wire client yet"};
+  if (config.plain_http()
+      && (!config.token.empty() || !config.token_file.empty()
+          || !config.client_cert_pem.empty()))
+    return error_info{errc::invalid_argument,
+                      where + ": server " + config.server
+                        + ": credentials are never sent over plain http"};
+  if (config.server.empty())
+    return error_info{errc::invalid_argument, where + ": server: Required value"};
+  global_init();
+  auto x = std::make_unique<impl>();
+  x->config = config;
+  x->options = options;
+  x->multi = curl_multi_init();
+  if (!x->multi)
+    return error_info{errc::unavailable, "curl_multi_init failed"};
+  curl_multi_setopt(x->multi, CURLMOPT_PIPELINING,
+                    static_cast<long>(CURLPIPE_MULTIPLEX));
+  curl_multi_setopt(x->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
+                    static_cast<long>(options.max_streams_per_connection));
+  auto* raw = x.get();
+  x->thread = std::thread{[raw] { raw->run(); }};
+  return std::unique_ptr<http_client>{new http_client(std::move(x))};
+}
+
+http_client::request_id http_client::get(std::string path_and_query,
+                                         handlers h,
+                                         std::chrono::milliseconds timeout) {
+  auto id = impl_->next_id++;
+  {
+    std::lock_guard<std::mutex> guard{impl_->queue_mutex};
+    impl_->to_add.push_back(
+      {id, std::move(path_and_query), std::move(h), timeout});
+  }
+  curl_multi_wakeup(impl_->multi);
+  return id;
+}
+
+void http_client::cancel(request_id id) {
+  {
+    std::lock_guard<std::mutex> guard{impl_->queue_mutex};
+    impl_->to_cancel.push_back(id);
+  }
+  curl_multi_wakeup(impl_->multi);
+}
+
+http_client_stats http_client::stats() const {
+  http_client_stats out;
+  {
+    std::lock_guard<std::mutex> guard{impl_->stats_mutex};
+    out.requests = impl_->requests;
+  }
+  out.bytes_received = impl_->bytes_received.load();
+  out.open_streams = impl_->open_streams.load();
+  out.in_flight = impl_->in_flight.load();
+  out.connects = impl_->connects.load();
+  out.http2_responses = impl_->http2_responses.load();
+  return out;
+}
+
+const client_config& http_client::config() const noexcept {
+  return impl_->config;
+}
+
+} // namespace podref::wire

@@ -1,0 +1,318 @@
+// simdjson on-demand decoding of objects, lists, watch lines and Status
+// bodies (wire_decode.hpp has the contract).
+#include "podref/wire/wire_decode.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include <simdjson.h>
+
+#include "podref/messages/base64.hpp"
+
+namespace podref::wire {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+/// A decoding failure at a field path; thrown inside, caught at the API.
+struct bad_field {
+  std::string path;
+  std::string problem;
+};
+
+[[noreturn]] void fail(std::string path, std::string problem) {
+  throw bad_field{std::move(path), std::move(problem)};
+}
+
+bool is_null(od::value& v) {
+  return v.type() == od::json_type::null;
+}
+
+std::string text(od::value v, const std::string& path) {
+  if (v.type() != od::json_type::string)
+    fail(path, "expected a string");
+  std::string_view sv = v.get_string();
+  return std::string{sv};
+}
+
+/// A map of strings; with `base64`, every value decoded.
+std::map<std::string, std::string> text_map(od::value v,
+                                            const std::string& path,
+                                            bool base64) {
+  std::map<std::string, std::string> out;
+  if (is_null(v))
+    return out;
+  if (v.type() != od::json_type::object)
+    fail(path, "expected an object");
+  od::object obj = v.get_object();
+  for (auto field : obj) {
+    std::string key{std::string_view{field.unescaped_key()}};
+    auto value = text(field.value(), path + "." + key);
+    if (base64) {
+      auto bytes = decode_base64(value);
+      if (!bytes)
+        fail(path + "." + key, "illegal base64 data");
+      value = std::move(*bytes);
+    }
+    out.emplace(std::move(key), std::move(value));
+  }
+  return out;
+}
+
+void decode_meta(od::value v, object_meta& meta, const std::string& path) {
+  if (v.type() != od::json_type::object)
+    fail(path, "expected an object");
+  od::object obj = v.get_object();
+  for (auto field : obj) {
+    std::string_view key = field.unescaped_key();
+    od::value value = field.value();
+    if (is_null(value))
+      continue;
+    if (key == "name")
+      meta.name = text(value, path + ".name");
+    else if (key == "namespace")
+      meta.ns = text(value, path + ".namespace");
+    else if (key == "uid")
+      meta.uid = text(value, path + ".uid");
+    else if (key == "resourceVersion")
+      meta.resource_version = text(value, path + ".resourceVersion");
+    else if (key == "creationTimestamp")
+      meta.creation_timestamp = text(value, path + ".creationTimestamp");
+    else if (key == "labels")
+      meta.labels = text_map(value, path + ".labels", false);
+    else if (key == "annotations")
+      meta.annotations = text_map(value, path + ".annotations", false);
+  }
+}
+
+std::optional<bool> boolean(od::value v, const std::string& path) {
+  if (is_null(v))
+    return std::nullopt;
+  if (v.type() != od::json_type::boolean)
+    fail(path, "expected a boolean");
+  return bool{v.get_bool()};
+}
+
+api_object object_of(resource res, od::value v, const std::string& path) {
+  if (v.type() != od::json_type::object)
+    fail(path, "expected an object");
+  od::object obj = v.get_object();
+  if (res == resource::secrets) {
+    auto x = std::make_shared<secret>();
+    for (auto field : obj) {
+      std::string_view key = field.unescaped_key();
+      od::value value = field.value();
+      if (key == "metadata")
+        decode_meta(value, x->metadata, path + ".metadata");
+      else if (key == "data")
+        x->data = text_map(value, path + ".data", true);
+      else if (key == "type" && !is_null(value))
+        x->type = text(value, path + ".type");
+      else if (key == "immutable")
+        x->immutable = boolean(value, path + ".immutable");
+    }
+    return api_object{secret_ptr{std::move(x)}};
+  }
+  auto x = std::make_shared<config_map>();
+  for (auto field : obj) {
+    std::string_view key = field.unescaped_key();
+    od::value value = field.value();
+    if (key == "metadata")
+      decode_meta(value, x->metadata, path + ".metadata");
+    else if (key == "data")
+      x->data = text_map(value, path + ".data", false);
+    else if (key == "binaryData")
+      x->binary_data = text_map(value, path + ".binaryData", true);
+    else if (key == "immutable")
+      x->immutable = boolean(value, path + ".immutable");
+  }
+  return api_object{config_map_ptr{std::move(x)}};
+}
+
+wire_status status_of(od::value v, const std::string& path) {
+  if (v.type() != od::json_type::object)
+    fail(path, "expected an object");
+  wire_status out;
+  bool is_status = false;
+  od::object obj = v.get_object();
+  for (auto field : obj) {
+    std::string_view key = field.unescaped_key();
+    od::value value = field.value();
+    if (key == "kind")
+      is_status = text(value, path + ".kind") == "Status";
+    else if (key == "code")
+      out.code = static_cast<int>(std::int64_t{value.get_int64()});
+    else if (key == "reason" && !is_null(value))
+      out.reason = text(value, path + ".reason");
+    else if (key == "message" && !is_null(value))
+      out.message = text(value, path + ".message");
+  }
+  if (!is_status)
+    fail(path + ".kind", "expected Status");
+  return out;
+}
+
+/// The I/O thread decodes every stream; one parser per thread is reused.
+od::parser& thread_parser() {
+  thread_local od::parser parser;
+  return parser;
+}
+
+template <class F>
+auto decode(std::string_view what, std::string_view json, F&& body)
+  -> result<decltype(body(std::declval<od::value>()))> {
+  try {
+    simdjson::padded_string padded{json};
+    od::document doc = thread_parser().iterate(padded);
+    od::value root = doc.get_value();
+    auto out = body(root);
+    // Trailing content after the root value is malformed too: a location
+    // left to read means bytes after the root (3.0's documents have no
+    // at_end()).
+    if (!doc.current_location().error())
+      fail("", "trailing characters");
+    return out;
+  } catch (const bad_field& e) {
+    return error_info{errc::unavailable,
+                      std::string{what} + ": " + e.path + ": " + e.problem};
+  } catch (const simdjson::simdjson_error& e) {
+    return error_info{errc::unavailable, std::string{what}
+                                           + ": malformed JSON: " + e.what()};
+  }
+}
+
+watch_event_type event_type(std::string_view t) {
+  if (t == "ADDED")
+    return watch_event_type::added;
+  if (t == "MODIFIED")
+    return watch_event_type::modified;
+  if (t == "DELETED")
+    return watch_event_type::deleted;
+  if (t == "BOOKMARK")
+    return watch_event_type::bookmark;
+  fail("type", "unknown event type");
+}
+
+} // namespace
+
+result<api_object> decode_object(resource res, std::string_view json) {
+  return decode("object", json,
+                [res](od::value v) { return object_of(res, v, "object"); });
+}
+
+result<wire_list> decode_list(resource res, std::string_view json) {
+  return decode("list", json, [res](od::value v) {
+    if (v.type() != od::json_type::object)
+      fail("list", "expected an object");
+    wire_list out;
+    od::object obj = v.get_object();
+    for (auto field : obj) {
+      std::string_view key = field.unescaped_key();
+      od::value value = field.value();
+      if (key == "metadata") {
+        if (value.type() != od::json_type::object)
+          fail("metadata", "expected an object");
+        od::object meta = value.get_object();
+        for (auto m : meta) {
+          std::string_view mkey = m.unescaped_key();
+          od::value mv = m.value();
+          if (mkey == "resourceVersion")
+            out.resource_version = text(mv, "metadata.resourceVersion");
+          else if (mkey == "continue")
+            out.continue_token = text(mv, "metadata.continue");
+        }
+      } else if (key == "items" && !is_null(value)) {
+        if (value.type() != od::json_type::array)
+          fail("items", "expected an array");
+        std::size_t i = 0;
+        for (auto item : value.get_array())
+          out.items.push_back(
+            object_of(res, item.value(), "items[" + std::to_string(i++) + "]"));
+      }
+    }
+    return out;
+  });
+}
+
+result<wire_watch_line> decode_watch_line(resource res, std::string_view line) {
+  return decode("watch event", line, [res](od::value v) {
+    if (v.type() != od::json_type::object)
+      fail("event", "expected an object");
+    wire_watch_line out;
+    std::optional<std::string> type;
+    bool has_object = false;
+    od::object obj = v.get_object();
+    for (auto field : obj) {
+      std::string_view key = field.unescaped_key();
+      od::value value = field.value();
+      if (key == "type") {
+        type = text(value, "type");
+      } else if (key == "object") {
+        // The real server writes "type" first; the object's meaning depends
+        // on it, so an object before its type is refused.
+        if (!type)
+          fail("object", "before type");
+        has_object = true;
+        if (*type == "ERROR") {
+          out.is_error = true;
+          out.status = status_of(value, "object");
+        } else {
+          out.event.type = event_type(*type);
+          out.event.object = object_of(res, value, "object");
+          out.event.resource_version = parse_resource_version(
+            out.event.object.meta().resource_version);
+          if (out.event.type == watch_event_type::bookmark)
+            out.event.object = api_object{};
+        }
+      }
+    }
+    if (!type)
+      fail("type", "Required value");
+    if (!has_object)
+      fail("object", "Required value");
+    return out;
+  });
+}
+
+result<wire_status> decode_status(std::string_view json) {
+  return decode("status", json,
+                [](od::value v) { return status_of(v, "status"); });
+}
+
+bool line_splitter::feed(std::string_view chunk, const line_handler& on_line) {
+  if (failed_)
+    return false;
+  while (!chunk.empty()) {
+    auto nl = chunk.find('\n');
+    auto part = chunk.substr(0, nl);
+    if (pending_.size() + part.size() > max_line_bytes_) {
+      failed_ = true;
+      pending_.clear();
+      return false;
+    }
+    if (nl == std::string_view::npos) {
+      pending_.append(part);
+      return true;
+    }
+    chunk.remove_prefix(nl + 1);
+    bool ok = true;
+    if (pending_.empty()) {
+      if (!part.empty())
+        ok = on_line(part);
+    } else {
+      pending_.append(part);
+      ok = on_line(pending_);
+      pending_.clear();
+    }
+    if (!ok) {
+      failed_ = true;
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace podref::wire

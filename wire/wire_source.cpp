@@ -1,0 +1,461 @@
+// The wire source actor (wire_source.hpp has the contract). Replies and
+// stream lines come from the client's I/O thread as messages to this actor
+// (by a weak address: a dead source gets none); events go to the watchers
+// as this actor's messages, in stream order.
+#include "podref/wire/wire_source.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include <caf/actor_cast.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "podref/messages/actor_types.hpp"
+#include "podref/wire/http_client.hpp"
+#include "podref/wire/wire_decode.hpp"
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::wire::http_response)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::wire::wire_watch_line)
+
+namespace podref::wire {
+
+namespace {
+
+using req_done_atom = caf::atom_constant<caf::atom("ws_done")>;
+using line_atom = caf::atom_constant<caf::atom("ws_line")>;
+using stream_done_atom = caf::atom_constant<caf::atom("ws_sdone")>;
+using run_atom = caf::atom_constant<caf::atom("ws_run")>;
+
+enum class call_kind : std::uint8_t { get, list, watch };
+
+/// Percent-encodes all but RFC 3986's unreserved characters.
+std::string escape(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+/// A get or list waiting for its reply.
+struct pending_call {
+  call_kind kind = call_kind::get;
+  caf::response_promise promise;
+  resource res = resource::secrets;
+  std::string ns;
+  std::string name;
+  std::string rv;
+  std::string continue_token;
+  std::vector<api_object> items; // pages so far
+  std::uint32_t throttle_retries = 0;
+};
+
+struct open_watch {
+  watcher_actor watcher;
+  resource res = resource::secrets;
+  std::string ns;
+  std::string name;
+  std::string rv;
+  /// 0 while the request waits for the rate limiter.
+  http_client::request_id http = 0;
+};
+
+/// What the I/O thread keeps of one watch stream.
+struct stream_state {
+  explicit stream_state(std::size_t max_line) : splitter(max_line) {
+    // nop
+  }
+  line_splitter splitter;
+  std::string error;
+};
+
+struct source_state {
+  static constexpr const char* name = "podref.wire_source";
+
+  std::shared_ptr<http_client> client;
+  wire_source_options options;
+  std::shared_ptr<wire_source_counters> counters;
+  double tokens = 0;
+  std::chrono::steady_clock::time_point refilled_at;
+  std::unordered_map<std::uint64_t, pending_call> calls;
+  std::unordered_map<watch_id, open_watch> watches;
+  std::uint64_t next_call = 1;
+  watch_id next_watch = 1;
+  std::minstd_rand rng{std::random_device{}()};
+
+  ~source_state() {
+    for (auto& [id, w] : watches)
+      if (w.http != 0)
+        client->cancel(w.http);
+  }
+
+  /// Takes a token; the time to wait for it (zero: go now).
+  caf::timespan reserve() {
+    if (options.qps <= 0)
+      return caf::timespan{0};
+    auto now = std::chrono::steady_clock::now();
+    std::chrono::duration<double> elapsed = now - refilled_at;
+    refilled_at = now;
+    tokens = std::min<double>(options.burst, tokens + elapsed.count()
+                                                        * options.qps);
+    tokens -= 1;
+    if (tokens >= 0)
+      return caf::timespan{0};
+    auto wait = std::chrono::duration<double>(-tokens / options.qps);
+    auto ns = std::chrono::duration_cast<caf::timespan>(wait);
+    ++counters->throttled;
+    counters->throttled_wait_ns += static_cast<std::uint64_t>(ns.count());
+    return ns;
+  }
+};
+
+using source_actor = caf::stateful_actor<source_state>;
+
+std::string collection_path(resource res, const std::string& ns) {
+  return "/api/v1/namespaces/" + escape(ns) + "/"
+         + std::string{plural_name(res)};
+}
+
+std::string what(resource res, const std::string& ns, const std::string& name) {
+  return std::string{plural_name(res)} + " " + ns + "/" + name;
+}
+
+std::string list_path(const pending_call& c) {
+  auto q = collection_path(c.res, c.ns) + "?";
+  if (!c.continue_token.empty())
+    q += "continue=" + escape(c.continue_token) + "&";
+  q += "fieldSelector=metadata.name%3D" + escape(c.name);
+  // As client-go's pager: limit=500 unless a known version lets the watch
+  // cache answer (then paging is off).
+  if (c.rv.empty() || c.rv == "0")
+    q += "&limit=500";
+  if (!c.rv.empty())
+    q += "&resourceVersion=" + escape(c.rv);
+  return q;
+}
+
+std::string get_path(const pending_call& c) {
+  auto q = collection_path(c.res, c.ns) + "/" + escape(c.name);
+  if (!c.rv.empty())
+    q += "?resourceVersion=" + escape(c.rv);
+  return q;
+}
+
+std::string watch_path(const open_watch& w, std::uint64_t timeout_s) {
+  return collection_path(w.res, w.ns)
+         + "?allowWatchBookmarks=true&fieldSelector=metadata.name%3D"
+         + escape(w.name) + "&resourceVersion=" + escape(w.rv)
+         + "&timeoutSeconds=" + std::to_string(timeout_s) + "&watch=true";
+}
+
+/// The error of a non-200 reply (or of no reply).
+error_info error_of(const http_response& r, const std::string& subject) {
+  if (r.status == 0)
+    return {errc::unavailable, subject + ": " + r.error};
+  auto st = decode_status(r.body);
+  std::string msg = st ? st->message : std::string{};
+  if (msg.empty())
+    msg = subject + ": the server answered HTTP " + std::to_string(r.status);
+  if (r.status == 404)
+    return {errc::not_found, msg};
+  if (r.status == 410)
+    return {errc::expired, msg};
+  // "Too large resource version": the reflector relists from "" (as for 410).
+  if (r.status == 504 && st && st->reason == "Timeout"
+      && msg.find("resource version") != std::string::npos)
+    return {errc::expired, msg};
+  return {errc::unavailable, msg};
+}
+
+caf::timespan retry_after(const http_response& r,
+                          const wire_source_options& opts) {
+  long secs = 1;
+  try {
+    if (!r.retry_after.empty())
+      secs = std::stol(r.retry_after);
+  } catch (...) {
+    secs = 1;
+  }
+  secs = std::clamp<long>(secs, 0, opts.max_retry_after.count());
+  return std::chrono::seconds(secs);
+}
+
+void send_call(source_actor* self, std::uint64_t key) {
+  auto& st = self->state;
+  auto i = st.calls.find(key);
+  if (i == st.calls.end())
+    return;
+  auto path = i->second.kind == call_kind::get ? get_path(i->second)
+                                               : list_path(i->second);
+  caf::actor_addr addr = self->address();
+  http_client::handlers h;
+  h.on_done = [addr, key](http_response r) {
+    if (auto a = caf::actor_cast<caf::actor>(addr))
+      caf::anon_send(a, req_done_atom::value, key, std::move(r));
+  };
+  st.client->get(std::move(path), std::move(h));
+}
+
+void send_watch(source_actor* self, watch_id id) {
+  auto& st = self->state;
+  auto i = st.watches.find(id);
+  if (i == st.watches.end())
+    return;
+  auto min_s = static_cast<std::uint64_t>(st.options.min_watch_timeout.count());
+  std::uniform_int_distribution<std::uint64_t> draw{min_s, 2 * min_s - 1};
+  auto timeout_s = draw(st.rng);
+  auto path = watch_path(i->second, timeout_s);
+  auto stream = std::make_shared<stream_state>(st.options.max_event_bytes);
+  caf::actor_addr addr = self->address();
+  auto res = i->second.res;
+  auto limit = st.options.max_event_bytes;
+  http_client::handlers h;
+  h.on_stream = [addr, id, stream, res, limit](std::string_view chunk) {
+    auto a = caf::actor_cast<caf::actor>(addr);
+    if (!a)
+      return false;
+    auto ok = stream->splitter.feed(chunk, [&](std::string_view line) {
+      auto ev = decode_watch_line(res, line);
+      if (!ev) {
+        stream->error = ev.error().message;
+        return false;
+      }
+      caf::anon_send(a, line_atom::value, id, std::move(ev).value());
+      return true;
+    });
+    if (!ok && stream->error.empty())
+      stream->error = "watch event over " + std::to_string(limit) + " bytes";
+    return ok;
+  };
+  h.on_done = [addr, id, stream](http_response r) {
+    if (stream->error.empty() && r.status == 200 && r.error.empty()
+        && stream->splitter.has_partial_line())
+      stream->error = "stream ended mid-event";
+    if (!stream->error.empty())
+      r.error = stream->error;
+    if (auto a = caf::actor_cast<caf::actor>(addr))
+      caf::anon_send(a, stream_done_atom::value, id, std::move(r));
+  };
+  // The server ends the stream at timeoutSeconds; one that goes silent
+  // (a peer gone without a reset) is ended here a grace period later.
+  auto deadline = std::chrono::seconds(timeout_s) + st.options.watch_grace;
+  i->second.http = st.client->get(
+    std::move(path), std::move(h),
+    std::chrono::duration_cast<std::chrono::milliseconds>(deadline));
+}
+
+/// Runs `key` of `kind` now or when the rate limiter allows.
+void pace(source_actor* self, call_kind kind, std::uint64_t key,
+          caf::timespan extra = caf::timespan{0}) {
+  auto wait = self->state.reserve() + extra;
+  if (wait.count() > 0) {
+    self->delayed_send(self, wait, run_atom::value,
+                       static_cast<std::uint8_t>(kind), key);
+    return;
+  }
+  if (kind == call_kind::watch)
+    send_watch(self, key);
+  else
+    send_call(self, key);
+}
+
+void end_watch(source_actor* self, watch_id id, const error_info* why) {
+  auto& st = self->state;
+  auto i = st.watches.find(id);
+  if (i == st.watches.end())
+    return;
+  auto w = std::move(i->second);
+  st.watches.erase(i);
+  if (w.http != 0)
+    st.client->cancel(w.http);
+  self->send(w.watcher, w_end_atom::value, id,
+             why ? make_caf_error(*why) : caf::error{});
+}
+
+void on_call_done(source_actor* self, std::uint64_t key, http_response& r) {
+  auto& st = self->state;
+  auto i = st.calls.find(key);
+  if (i == st.calls.end())
+    return;
+  auto& c = i->second;
+  auto subject = (c.kind == call_kind::get ? "get " : "list ")
+                 + what(c.res, c.ns, c.name);
+  if (r.status == 429 && c.throttle_retries < st.options.max_throttle_retries) {
+    ++c.throttle_retries;
+    ++st.counters->retried_429;
+    pace(self, c.kind, key, retry_after(r, st.options));
+    return;
+  }
+  if (r.status != 200 || !r.error.empty()) {
+    auto err = r.status == 200 ? error_info{errc::unavailable,
+                                            subject + ": " + r.error}
+                               : error_of(r, subject);
+    c.promise.deliver(make_caf_error(err));
+    st.calls.erase(i);
+    return;
+  }
+  if (c.kind == call_kind::get) {
+    auto obj = decode_object(c.res, r.body);
+    if (obj)
+      c.promise.deliver(std::move(obj).value());
+    else
+      c.promise.deliver(make_caf_error(
+        {errc::unavailable, subject + ": " + obj.error().message}));
+    st.calls.erase(i);
+    return;
+  }
+  auto page = decode_list(c.res, r.body);
+  if (!page) {
+    c.promise.deliver(make_caf_error(
+      {errc::unavailable, subject + ": " + page.error().message}));
+    st.calls.erase(i);
+    return;
+  }
+  auto& p = page.value();
+  for (auto& item : std::move(p.items))
+    c.items.push_back(std::move(item));
+  // Only a consistent read pages (rv ""); follow it to the end.
+  if (!p.continue_token.empty() && c.rv.empty()) {
+    c.continue_token = std::move(p.continue_token);
+    pace(self, call_kind::list, key);
+    return;
+  }
+  c.promise.deliver(list_result{std::move(c.items), std::move(p.resource_version)});
+  st.calls.erase(i);
+}
+
+caf::behavior wire_source(source_actor* self,
+                          std::shared_ptr<http_client> client,
+                          wire_source_options options,
+                          std::shared_ptr<wire_source_counters> counters) {
+  auto& st = self->state;
+  st.client = std::move(client);
+  st.options = options;
+  st.counters = std::move(counters);
+  st.tokens = options.burst;
+  st.refilled_at = std::chrono::steady_clock::now();
+  auto start_call = [self](call_kind kind, resource res, std::string& ns,
+                           std::string& name, std::string& rv) {
+    auto& s = self->state;
+    auto key = s.next_call++;
+    auto& c = s.calls[key];
+    c.kind = kind;
+    c.promise = self->make_response_promise();
+    c.res = res;
+    c.ns = std::move(ns);
+    c.name = std::move(name);
+    c.rv = std::move(rv);
+    auto promise = c.promise;
+    pace(self, kind, key);
+    return promise;
+  };
+  return {
+    [self, start_call](caf::get_atom, resource res, std::string& ns,
+                       std::string& name, std::string& rv) {
+      return start_call(call_kind::get, res, ns, name, rv);
+    },
+    [self, start_call](list_atom, resource res, std::string& ns,
+                       std::string& name, std::string& rv) {
+      return start_call(call_kind::list, res, ns, name, rv);
+    },
+    [self](watch_atom, resource res, std::string& ns, std::string& name,
+           std::string& rv, watcher_actor& watcher) -> watch_id {
+      auto& s = self->state;
+      auto id = s.next_watch++;
+      auto& w = s.watches[id];
+      w.watcher = std::move(watcher);
+      w.res = res;
+      w.ns = std::move(ns);
+      w.name = std::move(name);
+      w.rv = std::move(rv);
+      pace(self, call_kind::watch, id);
+      return id;
+    },
+    [self](cancel_atom, watch_id id) {
+      auto& s = self->state;
+      auto i = s.watches.find(id);
+      if (i == s.watches.end())
+        return;
+      if (i->second.http != 0)
+        s.client->cancel(i->second.http);
+      s.watches.erase(i);
+    },
+    [self](run_atom, std::uint8_t kind, std::uint64_t key) {
+      if (static_cast<call_kind>(kind) == call_kind::watch)
+        send_watch(self, key);
+      else
+        send_call(self, key);
+    },
+    [self](req_done_atom, std::uint64_t key, http_response& r) {
+      on_call_done(self, key, r);
+    },
+    [self](line_atom, watch_id id, wire_watch_line& line) {
+      auto& s = self->state;
+      auto i = s.watches.find(id);
+      if (i == s.watches.end())
+        return;
+      if (line.is_error) {
+        auto subject = "watch " + what(i->second.res, i->second.ns,
+                                       i->second.name);
+        auto msg = line.status.message.empty()
+                     ? subject + ": ERROR event with code "
+                         + std::to_string(line.status.code)
+                     : line.status.message;
+        error_info why{line.status.code == 410 ? errc::expired
+                                               : errc::unavailable,
+                       std::move(msg)};
+        end_watch(self, id, &why);
+        return;
+      }
+      self->send(i->second.watcher, w_event_atom::value, id,
+                 std::move(line.event));
+    },
+    [self](stream_done_atom, watch_id id, http_response& r) {
+      auto& s = self->state;
+      auto i = s.watches.find(id);
+      if (i == s.watches.end())
+        return;
+      i->second.http = 0; // finished at the client
+      auto subject = "watch " + what(i->second.res, i->second.ns,
+                                     i->second.name);
+      if (r.status == 200 && r.error.empty()) {
+        end_watch(self, id, nullptr);
+        return;
+      }
+      error_info why = r.status == 200
+                         ? error_info{errc::unavailable, subject + ": " + r.error}
+                         : error_of(r, subject);
+      if (r.status == 200)
+        ++s.counters->bad_streams;
+      end_watch(self, id, &why);
+    },
+  };
+}
+
+} // namespace
+
+caf::actor spawn_wire_source(caf::actor_system& sys,
+                             std::shared_ptr<http_client> client,
+                             const wire_source_options& options,
+                             std::shared_ptr<wire_source_counters> counters) {
+  if (!counters)
+    counters = std::make_shared<wire_source_counters>();
+  return sys.spawn(wire_source, std::move(client), options,
+                   std::move(counters));
+}
+
+} // namespace podref::wire
