@@ -208,6 +208,8 @@ private:
       call.table = false;
     }
     call.r = std::move(r);
+    call.bookmarks = {core_->options.bookmark_interval,
+                      core_->options.bookmark_lead};
     if (call.r.kind == route_kind::watch)
       return start_watch(std::move(call));
     call_api(*core_->sys, core_->source(), std::move(call),

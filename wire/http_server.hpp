@@ -55,6 +55,11 @@ struct http_server_options {
   std::chrono::milliseconds api_timeout{30000};
   /// Time one write to a client may take before the connection closes.
   std::chrono::milliseconds write_timeout{30000};
+  /// A watch with allowWatchBookmarks gets a BOOKMARK this often, and one
+  /// bookmark_lead before its timeoutSeconds end, when the cluster version
+  /// moved past what it was sent (the real server: 1 min and 2 s).
+  std::chrono::milliseconds bookmark_interval{60000};
+  std::chrono::milliseconds bookmark_lead{2000};
 };
 
 /// A running HTTP front. Stopping (stop() or the destructor) ends open

@@ -28,12 +28,22 @@ struct http_reply {
   std::string body;
 };
 
+/// When a watch with allowWatchBookmarks gets a BOOKMARK: every
+/// `interval`, and once `lead` before its timeoutSeconds end (the real
+/// server: about once a minute and 2 s before the deadline), each only when
+/// the cluster version moved past what the watch was sent.
+struct bookmark_timing {
+  std::chrono::milliseconds interval{60000};
+  std::chrono::milliseconds lead{2000};
+};
+
 /// One request for the API server actor: the route, the decoded body of a
 /// create or update, and whether the client asked for the Table form.
 struct api_call {
   route r;
   api_object object;
   bool table = false;
+  bookmark_timing bookmarks;
 };
 
 /// Sends `call` to `server` and calls `done` once with the reply (503 when
