@@ -175,6 +175,9 @@ std::optional<http_reply> plan_list(const route& r, list_plan& plan) {
     plan.paged = true;
     plan.exact = token->rv > 0;
     plan.rv = plan.exact ? std::to_string(token->rv) : std::string{};
+    // A token from the future (forged) is a version not reached yet.
+    if (plan.exact)
+      plan.at_least = static_cast<std::uint64_t>(token->rv);
     return std::nullopt;
   }
   const auto& rv = r.resource_version;
@@ -386,9 +389,10 @@ private:
   std::set<std::string> sent_;
 };
 
-/// The watch actor's own timer: time for a periodic (or the pre-deadline)
-/// bookmark.
+/// The watch actor's own timers: time for a periodic (or, `last`, the
+/// pre-deadline) bookmark; the watch's timeoutSeconds ran out.
 using bookmark_tick_atom = caf::atom_constant<caf::atom("bm_tick")>;
+using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
 
 /// What a watch actor keeps between its messages.
 struct watch_progress {
@@ -399,6 +403,29 @@ struct watch_progress {
   bool first_table = true;
   label_tracker selected;
 };
+
+/// Where the server's watch starts. Without sendInitialEvents, from the
+/// request's resourceVersion ("" and "0" replay the current state as ADDED,
+/// as the real server does). sendInitialEvents=true replays the current
+/// state (not older than the version asked for: checked against the
+/// server's version first). sendInitialEvents=false with "" or "0" starts
+/// at the server's version with no initial events.
+struct watch_start {
+  /// Ask the server for its version before opening the watch.
+  bool needs_version = false;
+  std::string from;
+};
+
+watch_start start_of(const route& r) {
+  const auto& rv = r.resource_version;
+  if (!r.send_initial_events)
+    return {false, rv};
+  if (*r.send_initial_events)
+    return {number_of(rv).value_or(0) > 0, std::string{}};
+  if (rv.empty() || rv == "0")
+    return {true, std::string{}};
+  return {false, rv};
+}
 
 caf::behavior watch_actor(caf::event_based_actor* self,
                           memory_api_server_actor server, api_call call,
@@ -411,8 +438,26 @@ caf::behavior watch_actor(caf::event_based_actor* self,
     }
     self->quit();
   };
+  // timeoutSeconds counts from the request; 0 means none, as for the real
+  // server (which then picks its own, 30 to 60 minutes).
+  std::optional<std::chrono::milliseconds> deadline;
+  if (call.r.timeout_seconds && *call.r.timeout_seconds > 0)
+    deadline = std::chrono::seconds(*call.r.timeout_seconds);
+  if (deadline)
+    self->delayed_send(self, *deadline, deadline_atom::value);
+  if (call.r.allow_bookmarks) {
+    const auto& timing = call.bookmarks;
+    if (timing.interval.count() > 0)
+      self->delayed_send(self, timing.interval, bookmark_tick_atom::value,
+                         false);
+    if (deadline && *deadline > timing.lead)
+      self->delayed_send(self, *deadline - timing.lead,
+                         bookmark_tick_atom::value, true);
+  }
   auto me = caf::actor_cast<watcher_actor>(self);
   auto ns = scope_namespace(call.r);
+  auto name = call.r.field_name && !ns.empty() ? *call.r.field_name
+                                               : std::string{};
   auto on_error = [cb, end, call](caf::error& err) {
     auto info = from_caf_error(err, error_info{errc::unavailable,
                                                caf::to_string(err)});
@@ -425,57 +470,57 @@ caf::behavior watch_actor(caf::event_based_actor* self,
   };
   auto progress = std::make_shared<watch_progress>();
   bool initial = call.r.send_initial_events.value_or(false);
-  // sendInitialEvents=true starts with the current state as ADDED (a
-  // watch from "" does that), whatever version it is not older than.
-  auto rv = initial ? std::string{} : call.r.resource_version;
   auto on_open = [self, server, call, progress, initial](watch_id id) {
     progress->id = id;
     if (initial) {
-      // The server sent the initial ADDED events before this reply's
-      // handler runs; the bookmark it sends now follows them.
+      // The initial ADDED events follow this reply; the bookmark the
+      // server sends on this message follows them.
       progress->awaiting_initial_end = true;
       self->send(server, w_mark_atom::value, id, true);
     }
-    if (!call.r.allow_bookmarks)
-      return;
-    const auto& timing = call.bookmarks;
-    if (timing.interval.count() > 0)
-      self->delayed_send(self, timing.interval, bookmark_tick_atom::value,
-                         false);
-    if (call.r.timeout_seconds) {
-      auto deadline = std::chrono::milliseconds(*call.r.timeout_seconds
-                                                * 1000);
-      if (deadline > timing.lead)
-        self->delayed_send(self, deadline - timing.lead,
-                           bookmark_tick_atom::value, true);
-    }
   };
-  if (call.r.field_name && !ns.empty())
+  auto open = [self, server, call, ns, name, me, on_open,
+               on_error](const std::string& from) {
+    if (!name.empty())
+      self
+        ->request(server, caf::infinite, watch_atom::value, call.r.res, ns,
+                  name, from, me)
+        .then(on_open, on_error);
+    else
+      self
+        ->request(server, caf::infinite, watch_ns_atom::value, call.r.res, ns,
+                  from, me)
+        .then(on_open, on_error);
+  };
+  auto start = start_of(call.r);
+  if (!start.needs_version) {
+    open(start.from);
+  } else {
     self
-      ->request(server, caf::infinite, watch_atom::value, call.r.res, ns,
-                *call.r.field_name, rv, me)
-      .then(on_open, on_error);
-  else
-    self
-      ->request(server, caf::infinite, watch_ns_atom::value, call.r.res, ns,
-                rv, me)
-      .then(on_open, on_error);
+      ->request(server, caf::infinite, list_at_atom::value, call.r.res, ns,
+                name, std::string{}, false)
+      .then(
+        [cb, end, call, open, initial](list_result& now) {
+          auto version = number_of(now.resource_version).value_or(0);
+          auto asked = number_of(call.r.resource_version).value_or(0);
+          if (initial && asked > version) {
+            cb->on_line(encode_watch_line(
+              "ERROR", too_large_version_status(asked, version).body));
+            end();
+            return;
+          }
+          open(initial || version == 0 ? std::string{}
+                                       : std::to_string(version));
+        },
+        on_error);
+  }
   return {
-    [cb, end, call, progress](w_event_atom, watch_id, const watch_event& ev) {
+    [cb, call, progress](w_event_atom, watch_id, const watch_event& ev) {
       if (progress->awaiting_initial_end
           && ev.type == watch_event_type::bookmark) {
         progress->awaiting_initial_end = false;
-        std::uint64_t asked = 0;
-        const auto& rv = call.r.resource_version;
-        std::from_chars(rv.data(), rv.data() + rv.size(), asked);
-        if (asked > ev.resource_version) {
-          // Newer servers answer a watch-list ahead of them so.
-          cb->on_line(encode_watch_line(
-            "ERROR",
-            too_large_version_status(asked, ev.resource_version).body));
-          end();
-          return;
-        }
+        // Without allowWatchBookmarks the request is valid, but the end
+        // of the initial events is never marked (as upstream).
         if (call.r.allow_bookmarks)
           cb->on_line(encode_watch_line(
             "BOOKMARK", encode_bookmark(call.r.res, ev.resource_version,
@@ -498,13 +543,13 @@ caf::behavior watch_actor(caf::event_based_actor* self,
       end();
     },
     [self, server, call, progress](bookmark_tick_atom, bool last) {
-      if (!progress->id)
-        return;
-      self->send(server, w_mark_atom::value, *progress->id, false);
+      if (progress->id)
+        self->send(server, w_mark_atom::value, *progress->id, false);
       if (!last)
         self->delayed_send(self, call.bookmarks.interval,
                            bookmark_tick_atom::value, false);
     },
+    [end](deadline_atom) { end(); },
   };
 }
 

@@ -1,5 +1,7 @@
 #include "podref/wire/continue_token.hpp"
 
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "podref/messages/base64.hpp"
@@ -20,6 +22,25 @@ bool url_alphabet(char c) {
          || (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
+/// The start key as a path below the list's prefix must not leave it: the
+/// real server refuses a key that path cleaning would change.
+bool clean_key(const std::string& key) {
+  auto path = key.front() == '/' ? key : "/" + key;
+  if (path.size() > 1 && path.back() == '/')
+    return false;
+  std::size_t start = 1;
+  while (start <= path.size()) {
+    auto end = path.find('/', start);
+    if (end == std::string::npos)
+      end = path.size();
+    auto part = path.substr(start, end - start);
+    if ((part.empty() && end != path.size()) || part == "." || part == "..")
+      return false;
+    start = end + 1;
+  }
+  return true;
+}
+
 } // namespace
 
 std::string encode_continue(const continue_token& token) {
@@ -36,6 +57,9 @@ std::string encode_continue(const continue_token& token) {
 }
 
 result<continue_token> decode_continue(const std::string& text) {
+  if (text.size() > max_continue_bytes)
+    return invalid(": longer than " + std::to_string(max_continue_bytes)
+                   + " bytes");
   // Unpadded URL-safe base64, as Go's RawURLEncoding.
   std::string std_text;
   std_text.reserve(text.size() + 3);
@@ -68,9 +92,13 @@ result<continue_token> decode_continue(const std::string& text) {
     return invalid(": incorrect encoded start resourceVersion (version "
                    "meta.k8s.io/v1)");
   auto start = x.find("start");
-  if (start == x.end() || !start->is_string() || start->empty())
+  if (start == x.end() || !start->is_string()
+      || start->get_ref<const std::string&>().empty())
     return invalid(": encoded start key empty");
-  return continue_token{rv->get<std::int64_t>(), start->get<std::string>()};
+  auto key = start->get<std::string>();
+  if (!clean_key(key))
+    return invalid(": " + key);
+  return continue_token{rv->get<std::int64_t>(), std::move(key)};
 }
 
 } // namespace podref::wire

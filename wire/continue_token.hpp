@@ -6,6 +6,7 @@
 // one: continue at the newest version, inconsistently.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,10 @@ struct continue_token {
   /// The key the next page starts from (with its trailing NUL).
   std::string start;
 };
+
+/// The longest token a client may send (a real one is under 600 bytes: a
+/// namespace and a name).
+constexpr std::size_t max_continue_bytes = 2048;
 
 /// The token's text.
 std::string encode_continue(const continue_token& token);

@@ -11,7 +11,6 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -77,8 +76,7 @@ class http_connection
   : public std::enable_shared_from_this<http_connection> {
 public:
   http_connection(tcp::socket socket, http_server::impl* core)
-    : stream_(std::move(socket)), core_(core),
-      timer_(stream_.get_executor()) {
+    : stream_(std::move(socket)), core_(core) {
     // nop
   }
 
@@ -258,16 +256,9 @@ private:
       c.push_event(std::move(line));
     });
     cb.on_end = from_outside([](http_connection& c) { c.finish_watch(); });
-    auto timeout = call.r.timeout_seconds;
+    // The watch's actor ends it at timeoutSeconds (on_end).
     session_ = detail::start_watch(*core_->sys, core_->source(),
                                    std::move(call), std::move(cb));
-    if (timeout) {
-      timer_.expires_after(std::chrono::seconds(*timeout));
-      timer_.async_wait([self](error_code ec) {
-        if (!ec)
-          self->finish_watch();
-      });
-    }
     // A watch reads nothing more; a read completing means the client went.
     stream_.socket().async_read_some(
       net::buffer(probe_), [self](error_code, std::size_t) {
@@ -296,7 +287,6 @@ private:
     finishing_ = true;
     if (session_)
       session_->cancel();
-    timer_.cancel();
     queue_.emplace_back("0\r\n\r\n");
     write_next();
   }
@@ -330,7 +320,6 @@ private:
     closed_ = true;
     if (session_)
       session_->cancel();
-    timer_.cancel();
     if (watching_)
       core_->watches.fetch_sub(1);
     error_code ignored;
@@ -341,7 +330,6 @@ private:
 
   beast::tcp_stream stream_;
   http_server::impl* core_;
-  net::steady_timer timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::request<http::string_body> request_;

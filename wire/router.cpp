@@ -1,5 +1,6 @@
 #include "podref/wire/router.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -180,7 +181,7 @@ bool check_list_options(route& r) {
     return false;
   }
   if (r.kind == route_kind::list && !r.continue_token.empty()
-      && !r.resource_version.empty()) {
+      && !r.resource_version.empty() && r.resource_version != "0") {
     r = fail(bad_request_status(
       "specifying resource version is not allowed when using continue"));
     return false;
@@ -233,7 +234,8 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
                                     + "\""));
         return false;
       }
-      r.timeout_seconds = n;
+      // Bounded so that it converts to any clock's duration.
+      r.timeout_seconds = std::min<std::uint64_t>(n, max_timeout_seconds);
     } else if (key == "fieldSelector") {
       if (!parse_field_selector(value, r))
         return false;

@@ -49,6 +49,9 @@ enum class route_kind : std::uint8_t {
   failure,
 };
 
+/// A watch's timeoutSeconds is cut to a year.
+constexpr std::uint64_t max_timeout_seconds = 365ULL * 24 * 3600;
+
 /// A routed request.
 struct route {
   route_kind kind = route_kind::failure;
@@ -73,7 +76,8 @@ struct route {
   bool allow_bookmarks = false;
   /// sendInitialEvents of a watch, when given.
   std::optional<bool> send_initial_events;
-  /// timeoutSeconds of a watch, when given.
+  /// timeoutSeconds of a watch, when given (at most max_timeout_seconds;
+  /// 0: none).
   std::optional<std::uint64_t> timeout_seconds;
   /// For kind == failure.
   api_status failure;
