@@ -205,3 +205,33 @@ TEST_CASE("the router takes the set-based label selectors") {
   CHECK(r.labels[0].kind == label_requirement::op::in);
   CHECK(r.labels[0].values == std::vector<std::string>{"a", "b"});
 }
+
+TEST_CASE("the router reads field selectors as the real server splits them") {
+  auto r = route_request("GET", "/api/v1/secrets?fieldSelector=metadata."
+                                "namespace%3D%3Dns1%2Cmetadata.name%21%3Ds1%2C"
+                                "type%3DOpaque");
+  REQUIRE(r.kind == route_kind::list);
+  REQUIRE(r.fields.size() == 3);
+  CHECK(r.fields[0].field == "metadata.namespace");
+  CHECK(r.fields[0].equal);
+  CHECK(r.fields[0].value == "ns1");
+  CHECK(r.fields[1].field == "metadata.name");
+  CHECK_FALSE(r.fields[1].equal);
+  CHECK(r.fields[1].value == "s1");
+  CHECK(r.fields[2].field == "type");
+  REQUIRE(r.field_namespace);
+  CHECK(*r.field_namespace == "ns1");
+  // A != term does not route to the name.
+  CHECK_FALSE(r.field_name);
+  // A ConfigMap has no type field; a term without operator is not a term.
+  CHECK(body_of(route_request("GET", "/api/v1/configmaps?fieldSelector=type%3Dx"))
+          ["message"]
+        == "field label not supported: type");
+  CHECK(body_of(route_request("GET", "/api/v1/secrets?fieldSelector=a%2Cb"))
+          ["message"]
+        == "invalid selector: 'a,b'; can't understand 'a'");
+  std::string many = "/api/v1/secrets?fieldSelector=";
+  for (int i = 0; i < 21; ++i)
+    many += "metadata.name%3Dx%2C";
+  CHECK(route_request("GET", many).failure.code == 400);
+}

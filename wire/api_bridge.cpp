@@ -40,11 +40,21 @@ http_reply error_reply(const caf::error& err, const route& r) {
   return reply_of(status_of(info, r.res, r.name));
 }
 
+/// A field of `obj` a field selector names (router.cpp's selectable()).
+std::string field_of(const api_object& obj, const std::string& field) {
+  if (field == "metadata.name")
+    return obj.meta().name;
+  if (field == "metadata.namespace")
+    return obj.meta().ns;
+  if (auto s = obj.as_secret(); s && field == "type")
+    return s->type;
+  return {};
+}
+
 bool keep(const route& r, const api_object& obj) {
-  if (r.field_name && obj.meta().name != *r.field_name)
-    return false;
-  if (r.field_namespace && obj.meta().ns != *r.field_namespace)
-    return false;
+  for (const auto& f : r.fields)
+    if ((field_of(obj, f.field) == f.value) != f.equal)
+      return false;
   return matches_labels(r.labels, obj);
 }
 
@@ -137,7 +147,7 @@ http_reply list_reply(const api_call& call, const list_plan& plan,
                          : encode_list(r.res, items, rv);
   if (remaining > 0) {
     // As the real server: the count only when no selector filters.
-    bool selected = !r.labels.empty() || r.field_name || r.field_namespace;
+    bool selected = !r.labels.empty() || !r.fields.empty();
     auto token = encode_continue(
       continue_token{static_cast<std::int64_t>(*number_of(rv)),
                      last_key + '\0'});

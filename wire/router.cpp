@@ -49,14 +49,6 @@ std::vector<std::string_view> split(std::string_view x, char sep) {
   return result;
 }
 
-std::string_view trim(std::string_view x) {
-  while (!x.empty() && x.front() == ' ')
-    x.remove_prefix(1);
-  while (!x.empty() && x.back() == ' ')
-    x.remove_suffix(1);
-  return x;
-}
-
 std::optional<resource> resource_of(std::string_view x) {
   if (x == "secrets")
     return resource::secrets;
@@ -72,25 +64,51 @@ route fail(api_status status) {
   return r;
 }
 
-/// fieldSelector: metadata.name and metadata.namespace, `=` or `==`.
+/// The fields a resource's fieldSelector may name (the real server's
+/// SelectableFields): metadata.name and metadata.namespace; a Secret's type.
+bool selectable(resource res, std::string_view field) {
+  return field == "metadata.name" || field == "metadata.namespace"
+         || (res == resource::secrets && field == "type");
+}
+
+/// fieldSelector: terms `F=V`, `F==V` or `F!=V`, comma-separated; each term
+/// splits at its first operator, as the real server's parser does.
 bool parse_field_selector(const std::string& text, route& r) {
   for (auto part : split(text, ',')) {
-    part = trim(part);
     if (part.empty())
       continue;
-    auto eq = part.find('=');
-    auto key = trim(part.substr(0, eq));
-    if (eq == std::string_view::npos || key.empty()
-        || (key != "metadata.name" && key != "metadata.namespace")) {
-      r = fail(bad_request_status("field label not supported: "
-                                  + std::string{key}));
+    if (r.fields.size() >= max_field_requirements) {
+      r = fail(bad_request_status("invalid selector: more than "
+                                  + std::to_string(max_field_requirements)
+                                  + " terms"));
       return false;
     }
-    auto value = part.substr(eq + 1);
-    if (!value.empty() && value.front() == '=')
-      value.remove_prefix(1);
-    (key == "metadata.name" ? r.field_name : r.field_namespace)
-      = std::string{trim(value)};
+    auto at = part.find_first_of("!=");
+    while (at != std::string_view::npos && part.substr(at, 2) != "!="
+           && part[at] != '=')
+      at = part.find_first_of("!=", at + 1);
+    if (at == std::string_view::npos) {
+      r = fail(bad_request_status("invalid selector: '" + text
+                                  + "'; can't understand '"
+                                  + std::string{part} + "'"));
+      return false;
+    }
+    field_requirement req;
+    req.field = std::string{part.substr(0, at)};
+    req.equal = part[at] == '=';
+    auto op_len = part.substr(at, 2) == "!=" || part.substr(at, 2) == "==" ? 2
+                                                                           : 1;
+    req.value = std::string{part.substr(at + op_len)};
+    if (!selectable(r.res, req.field)) {
+      r = fail(bad_request_status("field label not supported: " + req.field));
+      return false;
+    }
+    // An equality on the name or namespace also routes the request.
+    if (req.equal && req.field == "metadata.name")
+      r.field_name = req.value;
+    else if (req.equal && req.field == "metadata.namespace")
+      r.field_namespace = req.value;
+    r.fields.push_back(std::move(req));
   }
   return true;
 }

@@ -9,12 +9,14 @@
 // /api/v1/RES (GET list or watch in all namespaces). Query parameters taken:
 // watch (true/1), resourceVersion, resourceVersionMatch (Exact,
 // NotOlderThan), limit, continue, allowWatchBookmarks, sendInitialEvents,
-// timeoutSeconds, fieldSelector (metadata.name, metadata.namespace),
+// timeoutSeconds, fieldSelector (metadata.name, metadata.namespace; a
+// Secret's type; =, ==, !=),
 // labelSelector (label_selector.hpp); others
 // (timeout, fieldManager, ...) are accepted and ignored. The combinations
 // the real server refuses get its 422 (invalid ListOptions) or 400.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +51,16 @@ enum class route_kind : std::uint8_t {
   failure,
 };
 
+/// One term of a field selector: `field=value` (equal) or `field!=value`.
+struct field_requirement {
+  std::string field;
+  bool equal = true;
+  std::string value;
+};
+
+/// The most terms a field selector may have.
+constexpr std::size_t max_field_requirements = 20;
+
 /// A watch's timeoutSeconds is cut to a year.
 constexpr std::uint64_t max_timeout_seconds = 365ULL * 24 * 3600;
 
@@ -60,6 +72,8 @@ struct route {
   std::string ns;
   /// The path's object name (get, update, remove).
   std::string name;
+  /// Every term of the fieldSelector.
+  std::vector<field_requirement> fields;
   /// fieldSelector metadata.name=X, when given.
   std::optional<std::string> field_name;
   /// fieldSelector metadata.namespace=X, when given.
