@@ -240,3 +240,25 @@ TEST_CASE("selectors filter lists; a selected page has no remaining count") {
   CHECK(bad.status == 400);
   CHECK(json::parse(bad.body)["message"] == "field label not supported: data.k");
 }
+
+TEST_CASE("an Exact list undoes deletes and re-creates") {
+  http_test_server s;
+  create(s, "ns1", "x");
+  REQUIRE(s.api.remove(resource::secrets, "ns1", "x"));
+  create(s, "ns1", "x");
+  create(s, "ns1", "y");
+  http_test_client c{s.port()};
+  auto at = [&](const std::string& rv) {
+    auto list = listed(c, "/api/v1/namespaces/ns1/secrets?resourceVersion="
+                            + rv + "&resourceVersionMatch=Exact");
+    std::vector<std::string> out;
+    for (const auto& x : list["items"])
+      out.push_back(x["metadata"]["name"].get<std::string>() + "@"
+                    + x["metadata"]["resourceVersion"].get<std::string>());
+    return out;
+  };
+  CHECK(at("1") == std::vector<std::string>{"x@1"});
+  CHECK(at("2").empty());
+  CHECK(at("3") == std::vector<std::string>{"x@3"});
+  CHECK(at("4") == std::vector<std::string>{"x@3", "y@4"});
+}
