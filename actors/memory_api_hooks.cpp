@@ -50,6 +50,19 @@ void send_bookmarks(memory_api_server_pointer self) {
   end_closing(self);
 }
 
+void mark_watch(memory_api_server_pointer self, watch_id id, bool always) {
+  auto& st = self->state;
+  auto i = st.watches.find(id);
+  if (i == st.watches.end() || i->second.closing)
+    return;
+  if (!always && st.store->version <= i->second.after)
+    return;
+  send_event(self, id, i->second,
+             watch_event{watch_event_type::bookmark, api_object{},
+                         st.store->version});
+  end_closing(self);
+}
+
 caf::result<api_object> peek(memory_api_server_pointer self, resource res,
                              const std::string& ns, const std::string& name) {
   auto& objects = self->state.store->objects;

@@ -432,6 +432,13 @@ memory_api_server_actor::behavior_type memory_api_server(
     [self](replace_atom, const api_object& obj) {
       return detail::replace_object(self, obj);
     },
+    [self](list_at_atom, resource res, const std::string& ns,
+           const std::string& name, const std::string& rv, bool exact) {
+      return detail::list_at(self, res, ns, name, rv, exact);
+    },
+    [self](w_mark_atom, watch_id id, bool always) {
+      detail::mark_watch(self, id, always);
+    },
   };
 }
 

@@ -33,6 +33,9 @@
 //   the actor and do not survive: the new history starts empty, so watches
 //   from any version older than the store's current one answer expired and
 //   their reflectors list again;
+// - list_at with `exact` rebuilds the state at a version from the history
+//   (the current objects with the later events undone), so it reaches back
+//   as far as watches do: to the compaction point;
 // - close_k(k) ends a watch after k events, and after its k-th event only:
 //   what a catch-up replay had left is not sent.
 #pragma once
@@ -105,6 +108,9 @@ struct memory_api_server_state {
   struct history_entry {
     object_key key;
     watch_event event;
+    /// The object before the event (empty for ADDED): undoing the events
+    /// after a version gives the state at that version (list_at).
+    api_object previous;
   };
 
   /// One open watch.

@@ -79,7 +79,8 @@ void fan_out(server_pointer self, const object_key& key,
 
 /// Appends to the bounded history; what falls out moves the compaction
 /// point.
-void remember(state_type& st, const object_key& key, const watch_event& ev) {
+void remember(state_type& st, const object_key& key, const watch_event& ev,
+              api_object previous) {
   if (st.history_capacity == 0) {
     st.compacted = ev.resource_version;
     return;
@@ -88,7 +89,8 @@ void remember(state_type& st, const object_key& key, const watch_event& ev) {
     st.compacted = st.history.front().event.resource_version;
     st.history.pop_front();
   }
-  st.history.push_back(state_type::history_entry{key, ev});
+  st.history.push_back(
+    state_type::history_entry{key, ev, std::move(previous)});
 }
 
 /// Applies one write: a new version, the stored copy, history and fan-out.
@@ -98,12 +100,15 @@ api_object commit(server_pointer self, const object_key& key, api_object obj,
   auto& st = self->state;
   auto rv = ++st.store->version;
   auto stored = stamped(obj, std::get<1>(key), rv);
+  api_object previous;
+  if (auto i = st.store->objects.find(key); i != st.store->objects.end())
+    previous = i->second;
   if (type == watch_event_type::deleted)
     st.store->objects.erase(key);
   else
     st.store->objects[key] = stored;
   watch_event ev{type, stored, rv};
-  remember(st, key, ev);
+  remember(st, key, ev, std::move(previous));
   fan_out(self, key, ev);
   end_closing(self);
   return stored;

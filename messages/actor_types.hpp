@@ -116,6 +116,8 @@ using peek_atom = caf::atom_constant<caf::atom("peek")>;
 using list_ns_atom = caf::atom_constant<caf::atom("list_ns")>;
 using watch_ns_atom = caf::atom_constant<caf::atom("watch_ns")>;
 using replace_atom = caf::atom_constant<caf::atom("replace")>;
+using list_at_atom = caf::atom_constant<caf::atom("list_at")>;
+using w_mark_atom = caf::atom_constant<caf::atom("w_mark")>;
 
 /// The embedded API server: an object source plus writes and test hooks.
 /// - create(obj) / update(obj) / apply(obj): store a copy of `obj` with the
@@ -149,7 +151,15 @@ using replace_atom = caf::atom_constant<caf::atom("replace")>;
 ///   ADDED event per object;
 /// - replace(obj): update with upstream's precondition: a non-empty
 ///   metadata.resourceVersion must be the stored one (errc::conflict
-///   otherwise); uid and creationTimestamp stay those of the stored object.
+///   otherwise); uid and creationTimestamp stay those of the stored object;
+/// - list_at(res, ns, name, rv, exact): the objects of `res` in `ns` ("":
+///   all namespaces) named `name` ("": any), by namespace and name. With
+///   `exact` and rv N: the state at version N (list version N), or
+///   errc::expired when N is older than the history reaches back; else (and
+///   for rv "" or "0") the current state. A version ahead of the server
+///   gets the current state with its (lower) version: the caller decides;
+/// - w_mark(id, always): a BOOKMARK of the current version to watch `id`,
+///   if `always` or the version moved past the last one the watch was sent.
 using memory_api_server_actor = object_source_actor::extend<
   caf::replies_to<create_atom, api_object>::with<api_object>,
   caf::replies_to<caf::update_atom, api_object>::with<api_object>,
@@ -176,7 +186,10 @@ using memory_api_server_actor = object_source_actor::extend<
                   std::string>::with<list_result>,
   caf::replies_to<watch_ns_atom, resource, std::string, std::string,
                   watcher_actor>::with<watch_id>,
-  caf::replies_to<replace_atom, api_object>::with<api_object>>;
+  caf::replies_to<replace_atom, api_object>::with<api_object>,
+  caf::replies_to<list_at_atom, resource, std::string, std::string,
+                  std::string, bool>::with<list_result>,
+  caf::reacts_to<w_mark_atom, watch_id, bool>>;
 
 // -- source replacement -------------------------------------------------------
 

@@ -3,10 +3,11 @@
 #
 #   kubectl_apiserver.sh PODREF CASE
 #
-# CASE: get | get-yaml | create | delete | watch | apply | patch | tls-get |
-# tls-create | tls-unauthorized. The server starts on a free loopback port
-# with a kubeconfig in a temporary directory (tls-*: HTTPS with material made
-# in the directory by --tls-dir, and the kubeconfig's admin token); each kubectl run
+# CASE: get | get-yaml | create | delete | watch | chunks | selectors |
+# watch-object | apply | patch | tls-get | tls-create | tls-unauthorized. The
+# server starts on a free loopback port with a kubeconfig in a temporary
+# directory (tls-*: HTTPS with material made in the directory by --tls-dir,
+# and the kubeconfig's admin token); each kubectl run
 # gets a fresh --cache-dir (discovery is cached on disk). Uses $PODREF_KUBECTL
 # when set, else the first of /usr/lib/google-cloud-sdk/bin/kubectl.1.32 and
 # `kubectl` on PATH (Debian's kubernetes-client on a fresh machine); exits 77
@@ -204,7 +205,7 @@ YAML
     if grep -q 'not-the-token' "$dir/err" "$dir/server.out" "$dir/server.err"; then
       fail "the token was echoed"
     fi
-      ;;
+    ;;
   apply)
     # Client-side apply: create, unchanged, then a changed manifest (a GET
     # and a strategic merge PATCH carrying last-applied-configuration).
@@ -261,6 +262,66 @@ YAML
       || fail "wrong error: $(cat "$dir/err")"
     if k patch secret missing -p '{"data":{}}' 2>"$dir/err"; then fail "missing patched"; fi
     grep -q 'secrets "missing" not found' "$dir/err" || fail "wrong error: $(cat "$dir/err")"
+    ;;
+  chunks)
+    # Five Secrets in default, paged two at a time with continue tokens.
+    for name in s2 s3 s4 s5; do
+      printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n---\n' "$name"
+    done >"$dir/more.yaml"
+    k create -f "$dir/more.yaml"
+    out=$(k get secrets --chunk-size=2 -v=6 2>"$dir/log")
+    echo "$out"
+    cat "$dir/log"
+    [ "$(echo "$out" | grep -Ec '^s[1-5] ')" = 5 ] || fail "not every Secret listed"
+    grep -q 'secrets?limit=2 200' "$dir/log" || fail "no first page"
+    [ "$(grep -c 'secrets?continue=[A-Za-z0-9_-]*&limit=2 200' "$dir/log")" = 2 ] \
+      || fail "not two continued pages"
+    out=$(k get secrets -o name --chunk-size=1)
+    [ "$(echo "$out" | wc -l)" = 5 ] || fail "chunk size 1 listed: $out"
+    ;;
+  selectors)
+    for spec in "s2 a" "s3 b" "s4 c"; do
+      set -- $spec
+      printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  labels:\n    app: %s\n---\n' "$1" "$2"
+    done >"$dir/more.yaml"
+    k create -f "$dir/more.yaml"
+    out=$(k get secrets -o name -l 'app in (a,b)')
+    echo "$out"
+    [ "$out" = "$(printf 'secret/s1\nsecret/s2\nsecret/s3')" ] || fail "set selector: $out"
+    out=$(k get secrets -o name -l 'app!=a,app notin (c)')
+    [ "$out" = "secret/s3" ] || fail "!= and notin: $out"
+    out=$(k get secrets -o name --field-selector metadata.name=s4)
+    [ "$out" = "secret/s4" ] || fail "field selector: $out"
+    out=$(k get secrets -A -o name --field-selector metadata.namespace=default,metadata.name!=s1)
+    [ "$out" = "$(printf 'secret/s2\nsecret/s3\nsecret/s4')" ] || fail "!= field selector: $out"
+    out=$(k get secrets -o name --field-selector type=Opaque,metadata.name==s2)
+    [ "$out" = "secret/s2" ] || fail "type field selector: $out"
+    if k get secrets -l 'app===x' 2>"$dir/err"; then fail "bad selector accepted"; fi
+    grep -q "unable to parse requirement: found '=', expected: identifier" "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    if k get secrets --field-selector data.k=v 2>"$dir/err"; then fail "bad field accepted"; fi
+    grep -q 'field label not supported: data.k' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    ;;
+  watch-object)
+    # kubectl get cm X -w: a get, then a watch from resourceVersion 0 that
+    # replays the object (ADDED) and carries its updates.
+    k get cm c1 -w -o 'jsonpath={.data.k}{"\n"}' --request-timeout=4s \
+      >"$dir/watch.out" 2>"$dir/watch.err" &
+    watch_pid=$!
+    wait_for "$dir/watch.out" '^v$' 10
+    cat >"$dir/c1.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c1
+data:
+  k: changed
+YAML
+    k replace -f "$dir/c1.yaml" --validate=false
+    wait "$watch_pid" || true
+    cat "$dir/watch.out"
+    grep -q '^changed$' "$dir/watch.out" || fail "no update seen"
     ;;
   *)
     echo "unknown case $case_name"

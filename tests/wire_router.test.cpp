@@ -118,3 +118,120 @@ TEST_CASE("/openapi/v2 is served, as JSON and as kubectl 1.20's protobuf") {
   CHECK(openapi_v2_protobuf()
         == "\x0a\x03" "2.0" "\x12\x14" "\x0a\x0a" "Kubernetes" "\x12\x06" "v0.0.0"s);
 }
+
+TEST_CASE("the router reads paging, versions and watch options") {
+  auto page = route_request(
+    "GET", "/api/v1/namespaces/ns1/secrets?continue=abc&limit=2");
+  REQUIRE(page.kind == route_kind::list);
+  CHECK(page.limit == 2);
+  CHECK(page.continue_token == "abc");
+  // Go's int64: a negative limit lists whole; a bad one is refused.
+  CHECK(route_request("GET", "/api/v1/secrets?limit=-1").limit == 0);
+  CHECK(route_request("GET", "/api/v1/secrets?limit=x").failure.code == 400);
+  // RV "0" may go with continue (the watch cache ignores it), others not.
+  CHECK(route_request("GET", "/api/v1/secrets?continue=a&resourceVersion=0")
+          .kind
+        == route_kind::list);
+  auto both = route_request("GET",
+                            "/api/v1/secrets?continue=a&resourceVersion=5");
+  CHECK(both.failure.code == 400);
+  CHECK(body_of(both)["message"]
+        == "specifying resource version is not allowed when using continue");
+  auto w = route_request("GET", "/api/v1/configmaps?allowWatchBookmarks=1&"
+                                "resourceVersionMatch=NotOlderThan&"
+                                "sendInitialEvents=true&watch=true&"
+                                "timeoutSeconds=99999999999999");
+  REQUIRE(w.kind == route_kind::watch);
+  CHECK(w.allow_bookmarks);
+  CHECK(w.send_initial_events == true);
+  CHECK(w.resource_version_match == "NotOlderThan");
+  CHECK(*w.timeout_seconds == max_timeout_seconds);
+  CHECK(route_request("GET", "/api/v1/secrets?watch=1&allowWatchBookmarks=yes")
+          .failure.code
+        == 400);
+}
+
+TEST_CASE("the router refuses invalid ListOptions with the real 422") {
+  // secrets/list-rv-match-without-rv.json, byte for byte.
+  auto no_rv = route_request(
+    "GET", "/api/v1/namespaces/ns1/secrets?resourceVersionMatch=NotOlderThan");
+  CHECK(no_rv.failure.code == 422);
+  CHECK(no_rv.failure.body
+        == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","field":"resourceVersionMatch"}]},"code":422})");
+  auto exact0 = route_request("GET", "/api/v1/secrets?resourceVersion=0&"
+                                     "resourceVersionMatch=Exact");
+  CHECK(body_of(exact0)["details"]["causes"][0]["message"]
+        == "Forbidden: resourceVersionMatch \"exact\" is forbidden for "
+           "resourceVersion \"0\"");
+  auto odd = route_request("GET", "/api/v1/secrets?resourceVersion=1&"
+                                  "resourceVersionMatch=Newest");
+  CHECK(body_of(odd)["details"]["causes"][0]["reason"]
+        == "FieldValueNotSupported");
+  CHECK(body_of(odd)["message"]
+        == "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
+           "Unsupported value: \"Newest\": supported values: \"Exact\", "
+           "\"NotOlderThan\", \"\"");
+  // Watches, as a server with WatchList does it.
+  auto watch_match = route_request(
+    "GET", "/api/v1/secrets?resourceVersionMatch=NotOlderThan&watch=true");
+  CHECK(body_of(watch_match)["message"]
+        == "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
+           "Forbidden: resourceVersionMatch is forbidden for watch unless "
+           "sendInitialEvents is provided");
+  auto initial_alone = route_request(
+    "GET", "/api/v1/secrets?sendInitialEvents=true&watch=true");
+  CHECK(initial_alone.failure.code == 422);
+  CHECK(body_of(initial_alone)["message"]
+        == "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: "
+           "Forbidden: sendInitialEvents requires setting "
+           "resourceVersionMatch to NotOlderThan");
+  auto on_list = route_request("GET", "/api/v1/secrets?sendInitialEvents=true");
+  CHECK(body_of(on_list)["details"]["causes"][0]["field"]
+        == "sendInitialEvents");
+  // Several causes: a bracketed list.
+  auto two = route_request("GET", "/api/v1/secrets?continue=x&"
+                                  "resourceVersionMatch=Exact");
+  CHECK(body_of(two)["message"]
+        == "ListOptions.meta.k8s.io \"\" is invalid: [resourceVersionMatch: "
+           "Forbidden: resourceVersionMatch is forbidden unless "
+           "resourceVersion is provided, resourceVersionMatch: Forbidden: "
+           "resourceVersionMatch is forbidden when continue is provided]");
+}
+
+TEST_CASE("the router takes the set-based label selectors") {
+  auto r = route_request("GET", "/api/v1/secrets?labelSelector=app+in+%28a%2Cb%29");
+  REQUIRE(r.kind == route_kind::list);
+  REQUIRE(r.labels.size() == 1);
+  CHECK(r.labels[0].kind == label_requirement::op::in);
+  CHECK(r.labels[0].values == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("the router reads field selectors as the real server splits them") {
+  auto r = route_request("GET", "/api/v1/secrets?fieldSelector=metadata."
+                                "namespace%3D%3Dns1%2Cmetadata.name%21%3Ds1%2C"
+                                "type%3DOpaque");
+  REQUIRE(r.kind == route_kind::list);
+  REQUIRE(r.fields.size() == 3);
+  CHECK(r.fields[0].field == "metadata.namespace");
+  CHECK(r.fields[0].equal);
+  CHECK(r.fields[0].value == "ns1");
+  CHECK(r.fields[1].field == "metadata.name");
+  CHECK_FALSE(r.fields[1].equal);
+  CHECK(r.fields[1].value == "s1");
+  CHECK(r.fields[2].field == "type");
+  REQUIRE(r.field_namespace);
+  CHECK(*r.field_namespace == "ns1");
+  // A != term does not route to the name.
+  CHECK_FALSE(r.field_name);
+  // A ConfigMap has no type field; a term without operator is not a term.
+  CHECK(body_of(route_request("GET", "/api/v1/configmaps?fieldSelector=type%3Dx"))
+          ["message"]
+        == "field label not supported: type");
+  CHECK(body_of(route_request("GET", "/api/v1/secrets?fieldSelector=a%2Cb"))
+          ["message"]
+        == "invalid selector: 'a,b'; can't understand 'a'");
+  std::string many = "/api/v1/secrets?fieldSelector=";
+  for (int i = 0; i < 21; ++i)
+    many += "metadata.name%3Dx%2C";
+  CHECK(route_request("GET", many).failure.code == 400);
+}

@@ -3,8 +3,11 @@
 #include "podref/wire/detail/api_bridge.hpp"
 
 #include <atomic>
+#include <charconv>
 #include <optional>
 #include <set>
+#include <system_error>
+#include <tuple>
 #include <utility>
 
 #include <caf/actor.hpp>
@@ -17,6 +20,7 @@
 #include "podref/messages/actor_types.hpp"
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/patch_call.hpp"
+#include "podref/wire/continue_token.hpp"
 #include "podref/wire/status.hpp"
 #include "podref/wire/table.hpp"
 
@@ -37,25 +41,122 @@ http_reply error_reply(const caf::error& err, const route& r) {
   return reply_of(status_of(info, r.res, r.name));
 }
 
+/// A field of `obj` a field selector names (router.cpp's selectable()).
+std::string field_of(const api_object& obj, const std::string& field) {
+  if (field == "metadata.name")
+    return obj.meta().name;
+  if (field == "metadata.namespace")
+    return obj.meta().ns;
+  if (auto s = obj.as_secret(); s && field == "type")
+    return s->type;
+  return {};
+}
+
 bool keep(const route& r, const api_object& obj) {
-  if (r.field_name && obj.meta().name != *r.field_name)
-    return false;
-  if (r.field_namespace && obj.meta().ns != *r.field_namespace)
-    return false;
+  for (const auto& f : r.fields)
+    if ((field_of(obj, f.field) == f.value) != f.equal)
+      return false;
   return matches_labels(r.labels, obj);
 }
 
-http_reply list_reply(const api_call& call, list_result result) {
+/// A decimal resourceVersion; nullopt for "" and for what is not one (the
+/// server answers that with its 400).
+std::optional<std::uint64_t> number_of(const std::string& text) {
+  std::uint64_t n = 0;
+  auto last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), last, n);
+  if (text.empty() || ec != std::errc{} || ptr != last)
+    return std::nullopt;
+  return n;
+}
+
+/// An item's key below the list's prefix, as continue tokens carry it:
+/// NAME in a namespace's list, NS/NAME in a list across namespaces.
+std::string page_key(const route& r, const api_object& obj) {
+  if (!r.ns.empty())
+    return obj.meta().name;
+  return obj.meta().ns + "/" + obj.meta().name;
+}
+
+/// Whether `obj` comes after the start of a continued page, in the
+/// server's (namespace, name) order. A start ending in NUL is exclusive.
+bool after_start(const route& r, const std::string& start,
+                 const api_object& obj) {
+  auto key = start;
+  bool exclusive = !key.empty() && key.back() == '\0';
+  if (exclusive)
+    key.pop_back();
+  std::string ns = r.ns;
+  std::string name = key;
+  if (r.ns.empty()) {
+    auto slash = key.find('/');
+    ns = key.substr(0, slash);
+    name = slash == std::string::npos ? std::string{} : key.substr(slash + 1);
+  }
+  auto item = std::tie(obj.meta().ns, obj.meta().name);
+  auto from = std::tie(ns, name);
+  return exclusive ? item > from : item >= from;
+}
+
+/// Adds continue and remainingItemCount to an encoded list's (or Table's)
+/// metadata, which both encoders write first as {"resourceVersion":RV}.
+std::string with_page(std::string body, const std::string& rv,
+                      const std::string& token,
+                      std::optional<std::uint64_t> remaining) {
+  auto head = "\"metadata\":{\"resourceVersion\":\"" + rv + "\"";
+  auto at = body.find(head);
+  if (at == std::string::npos)
+    return body;
+  std::string extra = ",\"continue\":\"" + token + "\"";
+  if (remaining)
+    extra += ",\"remainingItemCount\":" + std::to_string(*remaining);
+  body.insert(at + head.size(), extra);
+  return body;
+}
+
+/// What one list request reads: a continued page's snapshot, or the
+/// version its resourceVersion and resourceVersionMatch ask for.
+struct list_plan {
+  std::optional<continue_token> cont;
+  bool paged = false;
+  std::string rv;
+  bool exact = false;
+  /// A version the answer must not be older than (else 504).
+  std::optional<std::uint64_t> at_least;
+};
+
+http_reply list_reply(const api_call& call, const list_plan& plan,
+                      list_result result) {
+  const auto& r = call.r;
   std::vector<api_object> items;
-  for (auto& x : result.items)
-    if (keep(call.r, x))
-      items.push_back(std::move(x));
-  if (call.table)
-    return {200, "application/json",
-            encode_table(call.r.res, items, result.resource_version, true,
-                         clock_type::now())};
-  return {200, "application/json",
-          encode_list(call.r.res, items, result.resource_version)};
+  std::uint64_t remaining = 0;
+  std::string last_key;
+  for (auto& x : result.items) {
+    if (!keep(r, x) || (plan.cont && !after_start(r, plan.cont->start, x)))
+      continue;
+    if (plan.paged && r.limit != 0 && items.size() >= r.limit) {
+      ++remaining;
+      continue;
+    }
+    if (plan.paged)
+      last_key = page_key(r, x);
+    items.push_back(std::move(x));
+  }
+  const auto& rv = result.resource_version;
+  auto body = call.table ? encode_table(r.res, items, rv, true,
+                                        clock_type::now())
+                         : encode_list(r.res, items, rv);
+  if (remaining > 0) {
+    // As the real server: the count only when no selector filters.
+    bool selected = !r.labels.empty() || !r.fields.empty();
+    auto token = encode_continue(
+      continue_token{static_cast<std::int64_t>(*number_of(rv)),
+                     last_key + '\0'});
+    body = with_page(std::move(body), rv, token,
+                     selected ? std::nullopt
+                              : std::optional<std::uint64_t>{remaining});
+  }
+  return {200, "application/json", std::move(body)};
 }
 
 http_reply object_reply(const api_call& call, const api_object& obj,
@@ -75,26 +176,92 @@ std::string scope_namespace(const route& r) {
   return r.ns;
 }
 
+/// Plans a list (see list_plan); a failure is the reply.
+std::optional<http_reply> plan_list(const route& r, list_plan& plan) {
+  if (!r.continue_token.empty()) {
+    auto token = decode_continue(r.continue_token);
+    if (!token)
+      return reply_of(bad_request_status(token.error().message));
+    plan.cont = *token;
+    plan.paged = true;
+    plan.exact = token->rv > 0;
+    plan.rv = plan.exact ? std::to_string(token->rv) : std::string{};
+    // A token from the future (forged) is a version not reached yet.
+    if (plan.exact)
+      plan.at_least = static_cast<std::uint64_t>(token->rv);
+    return std::nullopt;
+  }
+  const auto& rv = r.resource_version;
+  // RV "0" reads any version, whole (the real server's watch cache
+  // ignores the limit there); a limit otherwise pages.
+  plan.paged = r.limit > 0 && rv != "0";
+  plan.rv = rv;
+  const auto& match = r.resource_version_match;
+  plan.exact = match == "Exact"
+               || (match.empty() && plan.paged && !rv.empty() && rv != "0");
+  plan.at_least = number_of(rv);
+  if (plan.at_least == std::uint64_t{0})
+    plan.at_least.reset();
+  return std::nullopt;
+}
+
 void send_list(caf::event_based_actor* self,
                const memory_api_server_actor& server, api_call call,
                caf::timespan timeout, std::function<void(http_reply)> done) {
   auto ns = scope_namespace(call.r);
-  auto on_error = [done, r = call.r](caf::error& err) {
-    done(error_reply(err, r));
-  };
-  auto on_list = [done, call](list_result& result) {
-    done(list_reply(call, std::move(result)));
-  };
-  if (call.r.field_name && !ns.empty())
-    self
-      ->request(server, timeout, list_atom::value, call.r.res, ns,
-                *call.r.field_name, call.r.resource_version)
-      .then(on_list, on_error);
-  else
-    self
-      ->request(server, timeout, list_ns_atom::value, call.r.res, ns,
-                call.r.resource_version)
-      .then(on_list, on_error);
+  list_plan plan;
+  if (auto failed = plan_list(call.r, plan)) {
+    done(std::move(*failed));
+    return;
+  }
+  auto name = call.r.field_name && !ns.empty() ? *call.r.field_name
+                                               : std::string{};
+  self
+    ->request(server, timeout, list_at_atom::value, call.r.res, ns, name,
+              plan.rv, plan.exact)
+    .then(
+      [done, call, plan](list_result& result) {
+        auto now = number_of(result.resource_version).value_or(0);
+        if (plan.at_least && *plan.at_least > now) {
+          auto status = too_large_version_status(*plan.at_least, now);
+          done(reply_of(status));
+          return;
+        }
+        done(list_reply(call, plan, std::move(result)));
+      },
+      [done, call, plan](caf::error& err) {
+        auto info = from_caf_error(err, error_info{errc::unavailable,
+                                                   caf::to_string(err)});
+        if (plan.cont && info.code == errc::expired) {
+          done(reply_of(expired_continue_status(
+            encode_continue(continue_token{-1, plan.cont->start}))));
+          return;
+        }
+        done(error_reply(err, call.r));
+      });
+}
+
+/// A get with resourceVersion N (not 0) reads a state not older than N:
+/// 504 when the server has not reached N.
+void send_get_at(caf::event_based_actor* self,
+                 const memory_api_server_actor& server, api_call call,
+                 caf::timespan timeout, std::function<void(http_reply)> done) {
+  const auto& r = call.r;
+  self
+    ->request(server, timeout, list_at_atom::value, r.res, r.ns, r.name,
+              r.resource_version, false)
+    .then(
+      [done, call](list_result& result) {
+        auto asked = number_of(call.r.resource_version).value_or(0);
+        auto now = number_of(result.resource_version).value_or(0);
+        if (asked > now)
+          done(reply_of(too_large_version_status(asked, now)));
+        else if (result.items.empty())
+          done(reply_of(not_found_status(call.r.res, call.r.name)));
+        else
+          done(object_reply(call, result.items.front(), 200));
+      },
+      [done, r = call.r](caf::error& err) { done(error_reply(err, r)); });
 }
 
 void send_delete(caf::event_based_actor* self,
@@ -132,6 +299,10 @@ void send_call(caf::event_based_actor* self,
   const auto& r = call.r;
   switch (r.kind) {
     case route_kind::get:
+      if (!r.resource_version.empty() && r.resource_version != "0") {
+        send_get_at(self, server, std::move(call), timeout, std::move(done));
+        return;
+      }
       self
         ->request(server, timeout, caf::get_atom::value, r.res, r.ns, r.name,
                   r.resource_version)
@@ -232,6 +403,44 @@ private:
   std::set<std::string> sent_;
 };
 
+/// The watch actor's own timers: time for a periodic (or, `last`, the
+/// pre-deadline) bookmark; the watch's timeoutSeconds ran out.
+using bookmark_tick_atom = caf::atom_constant<caf::atom("bm_tick")>;
+using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
+
+/// What a watch actor keeps between its messages.
+struct watch_progress {
+  /// The server's id of this watch, once it answered.
+  std::optional<watch_id> id;
+  /// sendInitialEvents=true: the next bookmark ends the initial events.
+  bool awaiting_initial_end = false;
+  bool first_table = true;
+  label_tracker selected;
+};
+
+/// Where the server's watch starts. Without sendInitialEvents, from the
+/// request's resourceVersion ("" and "0" replay the current state as ADDED,
+/// as the real server does). sendInitialEvents=true replays the current
+/// state (not older than the version asked for: checked against the
+/// server's version first). sendInitialEvents=false with "" or "0" starts
+/// at the server's version with no initial events.
+struct watch_start {
+  /// Ask the server for its version before opening the watch.
+  bool needs_version = false;
+  std::string from;
+};
+
+watch_start start_of(const route& r) {
+  const auto& rv = r.resource_version;
+  if (!r.send_initial_events)
+    return {false, rv};
+  if (*r.send_initial_events)
+    return {number_of(rv).value_or(0) > 0, std::string{}};
+  if (rv.empty() || rv == "0")
+    return {true, std::string{}};
+  return {false, rv};
+}
+
 caf::behavior watch_actor(caf::event_based_actor* self,
                           memory_api_server_actor server, api_call call,
                           std::shared_ptr<watch_callbacks> cb) {
@@ -243,8 +452,26 @@ caf::behavior watch_actor(caf::event_based_actor* self,
     }
     self->quit();
   };
+  // timeoutSeconds counts from the request; 0 means none, as for the real
+  // server (which then picks its own, 30 to 60 minutes).
+  std::optional<std::chrono::milliseconds> deadline;
+  if (call.r.timeout_seconds && *call.r.timeout_seconds > 0)
+    deadline = std::chrono::seconds(*call.r.timeout_seconds);
+  if (deadline)
+    self->delayed_send(self, *deadline, deadline_atom::value);
+  if (call.r.allow_bookmarks) {
+    const auto& timing = call.bookmarks;
+    if (timing.interval.count() > 0)
+      self->delayed_send(self, timing.interval, bookmark_tick_atom::value,
+                         false);
+    if (deadline && *deadline > timing.lead)
+      self->delayed_send(self, *deadline - timing.lead,
+                         bookmark_tick_atom::value, true);
+  }
   auto me = caf::actor_cast<watcher_actor>(self);
   auto ns = scope_namespace(call.r);
+  auto name = call.r.field_name && !ns.empty() ? *call.r.field_name
+                                               : std::string{};
   auto on_error = [cb, end, call](caf::error& err) {
     auto info = from_caf_error(err, error_info{errc::unavailable,
                                                caf::to_string(err)});
@@ -255,24 +482,69 @@ caf::behavior watch_actor(caf::event_based_actor* self,
                                              : status.body));
     end();
   };
-  auto rv = call.r.resource_version;
-  if (call.r.field_name && !ns.empty())
+  auto progress = std::make_shared<watch_progress>();
+  bool initial = call.r.send_initial_events.value_or(false);
+  auto on_open = [self, server, call, progress, initial](watch_id id) {
+    progress->id = id;
+    if (initial) {
+      // The initial ADDED events follow this reply; the bookmark the
+      // server sends on this message follows them.
+      progress->awaiting_initial_end = true;
+      self->send(server, w_mark_atom::value, id, true);
+    }
+  };
+  auto open = [self, server, call, ns, name, me, on_open,
+               on_error](const std::string& from) {
+    if (!name.empty())
+      self
+        ->request(server, caf::infinite, watch_atom::value, call.r.res, ns,
+                  name, from, me)
+        .then(on_open, on_error);
+    else
+      self
+        ->request(server, caf::infinite, watch_ns_atom::value, call.r.res, ns,
+                  from, me)
+        .then(on_open, on_error);
+  };
+  auto start = start_of(call.r);
+  if (!start.needs_version) {
+    open(start.from);
+  } else {
     self
-      ->request(server, caf::infinite, watch_atom::value, call.r.res, ns,
-                *call.r.field_name, rv, me)
-      .then([](watch_id) {}, on_error);
-  else
-    self
-      ->request(server, caf::infinite, watch_ns_atom::value, call.r.res, ns,
-                rv, me)
-      .then([](watch_id) {}, on_error);
-  auto first_table = std::make_shared<bool>(true);
-  auto selected = std::make_shared<label_tracker>();
+      ->request(server, caf::infinite, list_at_atom::value, call.r.res, ns,
+                name, std::string{}, false)
+      .then(
+        [cb, end, call, open, initial](list_result& now) {
+          auto version = number_of(now.resource_version).value_or(0);
+          auto asked = number_of(call.r.resource_version).value_or(0);
+          if (initial && asked > version) {
+            cb->on_line(encode_watch_line(
+              "ERROR", too_large_version_status(asked, version).body));
+            end();
+            return;
+          }
+          open(initial || version == 0 ? std::string{}
+                                       : std::to_string(version));
+        },
+        on_error);
+  }
   return {
-    [cb, call, first_table, selected](w_event_atom, watch_id,
-                                      const watch_event& ev) {
-      if (auto out = selected->filter(call.r, ev))
-        cb->on_line(event_line(call, *out, *first_table));
+    [cb, call, progress](w_event_atom, watch_id, const watch_event& ev) {
+      if (progress->awaiting_initial_end
+          && ev.type == watch_event_type::bookmark) {
+        progress->awaiting_initial_end = false;
+        // Without allowWatchBookmarks the request is valid, but the end
+        // of the initial events is never marked (as upstream).
+        if (call.r.allow_bookmarks)
+          cb->on_line(encode_watch_line(
+            "BOOKMARK", encode_bookmark(call.r.res, ev.resource_version,
+                                        true)));
+        return;
+      }
+      if (ev.type == watch_event_type::bookmark && !call.r.allow_bookmarks)
+        return;
+      if (auto out = progress->selected.filter(call.r, ev))
+        cb->on_line(event_line(call, *out, progress->first_table));
     },
     [cb, end, call](w_end_atom, watch_id, const caf::error& err) {
       if (err) {
@@ -284,6 +556,14 @@ caf::behavior watch_actor(caf::event_based_actor* self,
       }
       end();
     },
+    [self, server, call, progress](bookmark_tick_atom, bool last) {
+      if (progress->id)
+        self->send(server, w_mark_atom::value, *progress->id, false);
+      if (!last)
+        self->delayed_send(self, call.bookmarks.interval,
+                           bookmark_tick_atom::value, false);
+    },
+    [end](deadline_atom) { end(); },
   };
 }
 

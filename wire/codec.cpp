@@ -242,12 +242,16 @@ std::string encode_watch_line(std::string_view type,
   return line;
 }
 
-std::string encode_bookmark(resource res, std::uint64_t rv) {
+std::string encode_bookmark(resource res, std::uint64_t rv,
+                            bool initial_events_end) {
   json x;
   x["kind"] = std::string{kind_name(res)};
   x["apiVersion"] = "v1";
   x["metadata"] = json{{"resourceVersion", std::to_string(rv)},
                        {"creationTimestamp", nullptr}};
+  if (initial_events_end)
+    x["metadata"]["annotations"]
+      = json{{"k8s.io/initial-events-end", "true"}};
   return x.dump();
 }
 

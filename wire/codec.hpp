@@ -40,8 +40,11 @@ std::string encode_watch_line(std::string_view type,
                               std::string_view object_json);
 
 /// The object of a BOOKMARK event: only kind, apiVersion and the
-/// resourceVersion (creationTimestamp null, as the server writes it).
-std::string encode_bookmark(resource res, std::uint64_t rv);
+/// resourceVersion (creationTimestamp null, as the server writes it); the
+/// one that ends a watch's initial events (sendInitialEvents) carries the
+/// annotation `k8s.io/initial-events-end: "true"`.
+std::string encode_bookmark(resource res, std::uint64_t rv,
+                            bool initial_events_end = false);
 
 /// RFC 3339 in UTC to the second, e.g. 2026-12-02T01:51:55Z.
 std::string format_timestamp(std::chrono::system_clock::time_point t);

@@ -87,7 +87,6 @@ struct h2_stream {
   bool watching = false;
   bool finishing = false;
   std::shared_ptr<watch_session> session;
-  std::optional<net::steady_timer> timeout;
 };
 
 template <class Stream>
@@ -274,8 +273,6 @@ private:
   void drop_stream(h2_stream& st) {
     if (st.session)
       st.session->cancel();
-    if (st.timeout)
-      st.timeout->cancel();
     if (st.watching)
       core_->watches.fetch_sub(1);
     st.watching = false;
@@ -533,18 +530,11 @@ private:
       c.push_event(id, std::move(line));
     });
     cb.on_end = from_outside([id](http2_connection& c) { c.finish_watch(id); });
-    auto timeout = call.r.timeout_seconds;
+    // The watch's actor ends it at timeoutSeconds (on_end).
+    call.bookmarks = {core_->options.bookmark_interval,
+                      core_->options.bookmark_lead};
     st.session = detail::start_watch(*core_->sys, core_->source(),
                                      std::move(call), std::move(cb));
-    if (timeout) {
-      st.timeout.emplace(stream_.get_executor());
-      st.timeout->expires_after(std::chrono::seconds(*timeout));
-      st.timeout->async_wait(
-        [self = this->shared_from_this(), id](error_code ec) {
-          if (!ec && !self->closed_)
-            self->finish_watch(id);
-        });
-    }
   }
 
   void push_event(std::int32_t id, std::string line) {
@@ -572,8 +562,6 @@ private:
     st->finishing = true;
     if (st->session)
       st->session->cancel();
-    if (st->timeout)
-      st->timeout->cancel();
     st->eof = true;
     // A client that never opens its window for the end gets a reset.
     st->deadline = steady::now() + core_->options.write_timeout;

@@ -13,7 +13,6 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -86,8 +85,7 @@ public:
 
   template <class... Ts>
   connection_on(tcp::socket socket, http_server::impl* core, Ts&&... xs)
-    : stream_(std::move(socket), std::forward<Ts>(xs)...), core_(core),
-      timer_(stream_.get_executor()) {
+    : stream_(std::move(socket), std::forward<Ts>(xs)...), core_(core) {
     // nop
   }
 
@@ -299,16 +297,11 @@ private:
       c.push_event(std::move(line));
     });
     cb.on_end = from_outside([](connection_on& c) { c.finish_watch(); });
-    auto timeout = call.r.timeout_seconds;
+    // The watch's actor ends it at timeoutSeconds (on_end).
+    call.bookmarks = {core_->options.bookmark_interval,
+                      core_->options.bookmark_lead};
     session_ = detail::start_watch(*core_->sys, core_->source(),
                                    std::move(call), std::move(cb));
-    if (timeout) {
-      timer_.expires_after(std::chrono::seconds(*timeout));
-      timer_.async_wait([self](error_code ec) {
-        if (!ec)
-          self->finish_watch();
-      });
-    }
     // A watch reads nothing more; a read completing means the client went.
     // (Over TLS through the TLS layer, which allows one read beside the
     // writes; over TCP on the socket, out of reach of the write deadline.)
@@ -343,7 +336,6 @@ private:
     finishing_ = true;
     if (session_)
       session_->cancel();
-    timer_.cancel();
     queue_.emplace_back("0\r\n\r\n");
     write_next();
   }
@@ -377,7 +369,6 @@ private:
     closed_ = true;
     if (session_)
       session_->cancel();
-    timer_.cancel();
     if (watching_)
       core_->watches.fetch_sub(1);
     error_code ignored;
@@ -388,7 +379,6 @@ private:
 
   Stream stream_;
   http_server::impl* core_;
-  net::steady_timer timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::request<http::string_body> request_;

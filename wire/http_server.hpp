@@ -86,6 +86,11 @@ struct http_server_options {
   /// Let requests without a credential reach /version, /healthz, /readyz
   /// and /livez (with TLS only; without TLS nothing is authenticated).
   bool anonymous = false;
+  /// A watch with allowWatchBookmarks gets a BOOKMARK this often, and one
+  /// bookmark_lead before its timeoutSeconds end, when the cluster version
+  /// moved past what it was sent (the real server: 1 min and 2 s).
+  std::chrono::milliseconds bookmark_interval{60000};
+  std::chrono::milliseconds bookmark_lead{2000};
 };
 
 /// A running HTTP front. Stopping (stop() or the destructor) ends open

@@ -1,5 +1,6 @@
 #include "podref/wire/router.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -48,14 +49,6 @@ std::vector<std::string_view> split(std::string_view x, char sep) {
   return result;
 }
 
-std::string_view trim(std::string_view x) {
-  while (!x.empty() && x.front() == ' ')
-    x.remove_prefix(1);
-  while (!x.empty() && x.back() == ' ')
-    x.remove_suffix(1);
-  return x;
-}
-
 std::optional<resource> resource_of(std::string_view x) {
   if (x == "secrets")
     return resource::secrets;
@@ -71,83 +64,145 @@ route fail(api_status status) {
   return r;
 }
 
-/// fieldSelector: metadata.name and metadata.namespace, `=` or `==`.
+/// The fields a resource's fieldSelector may name (the real server's
+/// SelectableFields): metadata.name and metadata.namespace; a Secret's type.
+bool selectable(resource res, std::string_view field) {
+  return field == "metadata.name" || field == "metadata.namespace"
+         || (res == resource::secrets && field == "type");
+}
+
+/// fieldSelector: terms `F=V`, `F==V` or `F!=V`, comma-separated; each term
+/// splits at its first operator, as the real server's parser does.
 bool parse_field_selector(const std::string& text, route& r) {
   for (auto part : split(text, ',')) {
-    part = trim(part);
     if (part.empty())
       continue;
-    auto eq = part.find('=');
-    auto key = trim(part.substr(0, eq));
-    if (eq == std::string_view::npos || key.empty()
-        || (key != "metadata.name" && key != "metadata.namespace")) {
-      r = fail(bad_request_status("field label not supported: "
-                                  + std::string{key}));
+    if (r.fields.size() >= max_field_requirements) {
+      r = fail(bad_request_status("invalid selector: more than "
+                                  + std::to_string(max_field_requirements)
+                                  + " terms"));
       return false;
     }
-    auto value = part.substr(eq + 1);
-    if (!value.empty() && value.front() == '=')
-      value.remove_prefix(1);
-    (key == "metadata.name" ? r.field_name : r.field_namespace)
-      = std::string{trim(value)};
+    auto at = part.find_first_of("!=");
+    while (at != std::string_view::npos && part.substr(at, 2) != "!="
+           && part[at] != '=')
+      at = part.find_first_of("!=", at + 1);
+    if (at == std::string_view::npos) {
+      r = fail(bad_request_status("invalid selector: '" + text
+                                  + "'; can't understand '"
+                                  + std::string{part} + "'"));
+      return false;
+    }
+    field_requirement req;
+    req.field = std::string{part.substr(0, at)};
+    req.equal = part[at] == '=';
+    auto op_len = part.substr(at, 2) == "!=" || part.substr(at, 2) == "==" ? 2
+                                                                           : 1;
+    req.value = std::string{part.substr(at + op_len)};
+    if (!selectable(r.res, req.field)) {
+      r = fail(bad_request_status("field label not supported: " + req.field));
+      return false;
+    }
+    // An equality on the name or namespace also routes the request.
+    if (req.equal && req.field == "metadata.name")
+      r.field_name = req.value;
+    else if (req.equal && req.field == "metadata.namespace")
+      r.field_namespace = req.value;
+    r.fields.push_back(std::move(req));
   }
   return true;
 }
 
-bool is_label_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-         || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'
-         || c == '/';
+/// A query flag as Go's strconv.ParseBool reads it.
+std::optional<bool> parse_bool(const std::string& x) {
+  if (x == "1" || x == "t" || x == "T" || x == "true" || x == "TRUE"
+      || x == "True")
+    return true;
+  if (x == "0" || x == "f" || x == "F" || x == "false" || x == "FALSE"
+      || x == "False")
+    return false;
+  return std::nullopt;
 }
 
-bool valid_label_token(std::string_view x) {
-  for (auto c : x)
-    if (!is_label_char(c))
-      return false;
+bool parse_flag(const std::string& key, const std::string& value, route& r,
+                bool& out) {
+  auto b = parse_bool(value);
+  if (!b) {
+    r = fail(bad_request_status("invalid " + key + ": \"" + value + "\""));
+    return false;
+  }
+  out = *b;
   return true;
 }
 
-/// labelSelector with the equality-based operators and existence tests.
-bool parse_label_selector(const std::string& text, route& r) {
-  auto bad = [&](const std::string& why) {
-    r = fail(bad_request_status("unable to parse requirement: " + why));
-    return false;
-  };
-  for (auto part : split(text, ',')) {
-    part = trim(part);
-    if (part.empty())
-      continue;
-    label_requirement req;
-    auto op_at = part.find_first_of("!=");
-    if (op_at == 0 && part.size() > 1 && part[1] != '=') {
-      req.kind = label_requirement::op::not_exists;
-      req.key = std::string{trim(part.substr(1))};
-    } else if (op_at == std::string_view::npos) {
-      req.kind = label_requirement::op::exists;
-      req.key = std::string{part};
-    } else {
-      req.key = std::string{trim(part.substr(0, op_at))};
-      auto rest = part.substr(op_at);
-      std::size_t op_len = 1;
-      if (rest.substr(0, 2) == "!=") {
-        req.kind = label_requirement::op::not_equals;
-        op_len = 2;
-      } else if (rest.substr(0, 2) == "==") {
-        op_len = 2;
-      } else if (rest.front() == '!') {
-        return bad("found '!', expected: '=' or '!='");
-      }
-      auto value = trim(rest.substr(op_len));
-      if (!value.empty() && (value.front() == '=' || value.front() == '!'))
-        return bad(std::string{"found '"} + value.front()
-                   + "', expected: identifier");
-      req.value = std::string{value};
-      if (!valid_label_token(req.value))
-        return bad("invalid label value: \"" + req.value + "\"");
+field_cause forbidden(const std::string& field, const std::string& why) {
+  return {"FieldValueForbidden", "Forbidden: " + why, field};
+}
+
+field_cause not_supported(const std::string& field, const std::string& value,
+                          const std::string& supported) {
+  return {"FieldValueNotSupported",
+          "Unsupported value: \"" + value + "\": supported values: "
+            + supported,
+          field};
+}
+
+/// The real server's ListOptions checks for a list or a watch: 422 with
+/// every cause found, in its order; then continue with a version, 400.
+bool check_list_options(route& r) {
+  std::vector<field_cause> causes;
+  const auto& match = r.resource_version_match;
+  const std::string match_field = "resourceVersionMatch";
+  if (r.kind == route_kind::watch) {
+    if (r.send_initial_events && match != "NotOlderThan")
+      causes.push_back(forbidden(match_field,
+                                 "sendInitialEvents requires setting "
+                                 "resourceVersionMatch to NotOlderThan"));
+    if (!match.empty()) {
+      if (!r.send_initial_events)
+        causes.push_back(forbidden(match_field,
+                                   "resourceVersionMatch is forbidden for "
+                                   "watch unless sendInitialEvents is "
+                                   "provided"));
+      if (match != "NotOlderThan")
+        causes.push_back(
+          not_supported(match_field, match, "\"NotOlderThan\""));
+      if (!r.continue_token.empty())
+        causes.push_back(forbidden(match_field,
+                                   "resourceVersionMatch is forbidden when "
+                                   "continue is provided"));
     }
-    if (req.key.empty() || !valid_label_token(req.key))
-      return bad("invalid label key \"" + req.key + "\"");
-    r.labels.push_back(std::move(req));
+  } else {
+    if (!match.empty()) {
+      if (r.resource_version.empty())
+        causes.push_back(forbidden(match_field,
+                                   "resourceVersionMatch is forbidden unless "
+                                   "resourceVersion is provided"));
+      if (!r.continue_token.empty())
+        causes.push_back(forbidden(match_field,
+                                   "resourceVersionMatch is forbidden when "
+                                   "continue is provided"));
+      if (match != "Exact" && match != "NotOlderThan")
+        causes.push_back(not_supported(match_field, match,
+                                       "\"Exact\", \"NotOlderThan\", \"\""));
+      if (match == "Exact" && r.resource_version == "0")
+        causes.push_back(forbidden(match_field,
+                                   "resourceVersionMatch \"exact\" is "
+                                   "forbidden for resourceVersion \"0\""));
+    }
+    if (r.send_initial_events)
+      causes.push_back(forbidden("sendInitialEvents",
+                                 "sendInitialEvents is forbidden for list"));
+  }
+  if (!causes.empty()) {
+    r = fail(invalid_list_options_status(causes));
+    return false;
+  }
+  if (r.kind == route_kind::list && !r.continue_token.empty()
+      && !r.resource_version.empty() && r.resource_version != "0") {
+    r = fail(bad_request_status(
+      "specifying resource version is not allowed when using continue"));
+    return false;
   }
   return true;
 }
@@ -166,6 +221,28 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
       watch = value == "true" || value == "1";
     } else if (key == "resourceVersion") {
       r.resource_version = value;
+    } else if (key == "resourceVersionMatch") {
+      r.resource_version_match = value;
+    } else if (key == "continue") {
+      r.continue_token = value;
+    } else if (key == "limit") {
+      // Go's int64: a negative limit means none.
+      std::int64_t n = 0;
+      auto last = value.data() + value.size();
+      auto [ptr, ec] = std::from_chars(value.data(), last, n);
+      if (ec != std::errc{} || ptr != last || value.empty()) {
+        r = fail(bad_request_status("invalid limit: \"" + value + "\""));
+        return false;
+      }
+      r.limit = n > 0 ? static_cast<std::uint64_t>(n) : 0;
+    } else if (key == "allowWatchBookmarks") {
+      if (!parse_flag(key, value, r, r.allow_bookmarks))
+        return false;
+    } else if (key == "sendInitialEvents") {
+      bool b = false;
+      if (!parse_flag(key, value, r, b))
+        return false;
+      r.send_initial_events = b;
     } else if (key == "timeoutSeconds") {
       std::uint64_t n = 0;
       auto last = value.data() + value.size();
@@ -175,13 +252,18 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
                                     + "\""));
         return false;
       }
-      r.timeout_seconds = n;
+      // Bounded so that it converts to any clock's duration.
+      r.timeout_seconds = std::min<std::uint64_t>(n, max_timeout_seconds);
     } else if (key == "fieldSelector") {
       if (!parse_field_selector(value, r))
         return false;
     } else if (key == "labelSelector") {
-      if (!parse_label_selector(value, r))
+      auto labels = parse_label_selector(value);
+      if (!labels) {
+        r = fail(bad_request_status(labels.error().message));
         return false;
+      }
+      r.labels = std::move(*labels);
     }
   }
   return true;
@@ -276,35 +358,9 @@ route route_request(std::string_view method, std::string_view target) {
     return r;
   if (watch && r.kind == route_kind::list)
     r.kind = route_kind::watch;
+  if (r.kind == route_kind::list || r.kind == route_kind::watch)
+    check_list_options(r);
   return r;
-}
-
-bool matches_labels(const std::vector<label_requirement>& labels,
-                    const api_object& obj) {
-  const auto& have = obj.meta().labels;
-  for (const auto& req : labels) {
-    auto i = have.find(req.key);
-    bool found = i != have.end();
-    switch (req.kind) {
-      case label_requirement::op::equals:
-        if (!found || i->second != req.value)
-          return false;
-        break;
-      case label_requirement::op::not_equals:
-        if (found && i->second == req.value)
-          return false;
-        break;
-      case label_requirement::op::exists:
-        if (!found)
-          return false;
-        break;
-      case label_requirement::op::not_exists:
-        if (found)
-          return false;
-        break;
-    }
-  }
-  return true;
 }
 
 } // namespace podref::wire

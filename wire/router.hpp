@@ -7,12 +7,16 @@
 // v1 secrets and configmaps /api/v1/namespaces/NS/RES (GET list or watch,
 // POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, PATCH, DELETE) and
 // /api/v1/RES (GET list or watch in all namespaces). Query parameters taken:
-// watch (true/1), resourceVersion, timeoutSeconds, fieldSelector
-// (metadata.name, metadata.namespace), labelSelector (=, ==, !=, exists,
-// !exists, comma-separated); others (limit, timeout, fieldManager, ...) are
-// accepted and ignored.
+// watch (true/1), resourceVersion, resourceVersionMatch (Exact,
+// NotOlderThan), limit, continue, allowWatchBookmarks, sendInitialEvents,
+// timeoutSeconds, fieldSelector (metadata.name, metadata.namespace; a
+// Secret's type; =, ==, !=),
+// labelSelector (label_selector.hpp); others
+// (timeout, fieldManager, ...) are accepted and ignored. The combinations
+// the real server refuses get its 422 (invalid ListOptions) or 400.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "podref/messages/api_object.hpp"
+#include "podref/wire/label_selector.hpp"
 #include "podref/wire/status.hpp"
 
 namespace podref::wire {
@@ -48,13 +53,18 @@ enum class route_kind : std::uint8_t {
   failure,
 };
 
-/// One requirement of a label selector.
-struct label_requirement {
-  enum class op : std::uint8_t { equals, not_equals, exists, not_exists };
-  std::string key;
-  op kind = op::equals;
+/// One term of a field selector: `field=value` (equal) or `field!=value`.
+struct field_requirement {
+  std::string field;
+  bool equal = true;
   std::string value;
 };
+
+/// The most terms a field selector may have.
+constexpr std::size_t max_field_requirements = 20;
+
+/// A watch's timeoutSeconds is cut to a year.
+constexpr std::uint64_t max_timeout_seconds = 365ULL * 24 * 3600;
 
 /// A routed request.
 struct route {
@@ -64,13 +74,26 @@ struct route {
   std::string ns;
   /// The path's object name (get, update, patch, remove).
   std::string name;
+  /// Every term of the fieldSelector.
+  std::vector<field_requirement> fields;
   /// fieldSelector metadata.name=X, when given.
   std::optional<std::string> field_name;
   /// fieldSelector metadata.namespace=X, when given.
   std::optional<std::string> field_namespace;
   std::vector<label_requirement> labels;
   std::string resource_version;
-  /// timeoutSeconds of a watch, when given.
+  /// resourceVersionMatch: "", "Exact" or "NotOlderThan" (checked).
+  std::string resource_version_match;
+  /// limit of a list; 0: whole.
+  std::uint64_t limit = 0;
+  /// continue of a list (still encoded).
+  std::string continue_token;
+  /// allowWatchBookmarks of a watch.
+  bool allow_bookmarks = false;
+  /// sendInitialEvents of a watch, when given.
+  std::optional<bool> send_initial_events;
+  /// timeoutSeconds of a watch, when given (at most max_timeout_seconds;
+  /// 0: none).
   std::optional<std::uint64_t> timeout_seconds;
   /// For kind == failure.
   api_status failure;
@@ -78,9 +101,5 @@ struct route {
 
 /// Routes one request; `target` is the raw, still URL-encoded target.
 route route_request(std::string_view method, std::string_view target);
-
-/// Whether `obj` has every label requirement of `labels`.
-bool matches_labels(const std::vector<label_requirement>& labels,
-                    const api_object& obj);
 
 } // namespace podref::wire

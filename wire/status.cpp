@@ -126,4 +126,66 @@ std::string expired_watch_status(const std::string& message) {
   return failure_status(410, "Expired", message).body;
 }
 
+api_status invalid_list_options_status(
+  const std::vector<field_cause>& causes) {
+  std::string what;
+  auto xs = json::array();
+  for (const auto& c : causes) {
+    if (!what.empty())
+      what += ", ";
+    what += c.field + ": " + c.message;
+    json cause;
+    cause["reason"] = c.reason;
+    cause["message"] = c.message;
+    cause["field"] = c.field;
+    xs.push_back(std::move(cause));
+  }
+  if (causes.size() > 1)
+    what = "[" + what + "]";
+  auto x = status_head("Failure");
+  x["message"] = "ListOptions.meta.k8s.io \"\" is invalid: " + what;
+  x["reason"] = "Invalid";
+  json details;
+  details["group"] = "meta.k8s.io";
+  details["kind"] = "ListOptions";
+  details["causes"] = std::move(xs);
+  x["details"] = std::move(details);
+  x["code"] = 422;
+  return {422, x.dump()};
+}
+
+api_status too_large_version_status(std::uint64_t requested,
+                                    std::uint64_t current) {
+  auto x = status_head("Failure");
+  x["message"] = "Timeout: Too large resource version: "
+                 + std::to_string(requested)
+                 + ", current: " + std::to_string(current);
+  x["reason"] = "Timeout";
+  json cause;
+  cause["reason"] = "ResourceVersionTooLarge";
+  cause["message"] = "Too large resource version";
+  json details;
+  details["causes"] = json::array({std::move(cause)});
+  details["retryAfterSeconds"] = 1;
+  x["details"] = std::move(details);
+  x["code"] = 504;
+  return {504, x.dump()};
+}
+
+api_status expired_continue_status(const std::string& token) {
+  auto x = status_head("Failure");
+  x["metadata"] = json{{"continue", token}};
+  x["message"]
+    = "The provided continue parameter is too old to display a consistent "
+      "list result. You can start a new list without the continue parameter, "
+      "or use the continue token in this response to retrieve the remainder "
+      "of the results. Continuing with the provided token results in an "
+      "inconsistent list - objects that were created, modified, or deleted "
+      "between the time the first chunk was returned and now may show up in "
+      "the list.";
+  x["reason"] = "Expired";
+  x["code"] = 410;
+  return {410, x.dump()};
+}
+
 } // namespace podref::wire

@@ -3,7 +3,9 @@
 // details and codes (kube-apiserver-transcripts, README facts 1-3).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
@@ -64,5 +66,26 @@ api_status delete_success_status(resource res, const std::string& name,
 /// expired resourceVersion: reason Expired, code 410, `message` as the
 /// server's history gave it (e.g. `too old resource version: 100 (337)`).
 std::string expired_watch_status(const std::string& message);
+
+/// One cause of an invalid ListOptions: `reason` FieldValueForbidden or
+/// FieldValueNotSupported, `message` as `Forbidden: ...`.
+struct field_cause {
+  std::string reason;
+  std::string message;
+  std::string field;
+};
+
+/// 422 `ListOptions.meta.k8s.io "" is invalid: FIELD: MESSAGE` (several
+/// causes: `[F1: M1, F2: M2]`), details group meta.k8s.io, kind ListOptions.
+api_status invalid_list_options_status(const std::vector<field_cause>& causes);
+
+/// 504 `Timeout: Too large resource version: N, current: M`, with the
+/// ResourceVersionTooLarge cause and retryAfterSeconds 1.
+api_status too_large_version_status(std::uint64_t requested,
+                                    std::uint64_t current);
+
+/// 410 for a continue token whose snapshot was compacted away; its
+/// metadata.continue is `token`, which continues inconsistently.
+api_status expired_continue_status(const std::string& token);
 
 } // namespace podref::wire

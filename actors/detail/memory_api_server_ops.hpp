@@ -109,6 +109,13 @@ caf::result<watch_id> watch_namespace(memory_api_server_pointer self,
                                       const std::string& from,
                                       const watcher_actor& watcher);
 
+/// list_at_atom: the objects of a scope now, or at version `rv` when
+/// `exact` (rebuilt from the history; errc::expired past its start).
+caf::result<list_result> list_at(memory_api_server_pointer self, resource res,
+                                 const std::string& ns,
+                                 const std::string& name,
+                                 const std::string& rv, bool exact);
+
 // -- fault and test hooks (memory_api_hooks.cpp) -------------------------------
 
 /// fail_atom: the next `n` calls of `verb` fail with `err`; 0 clears it.
@@ -127,6 +134,10 @@ void expire_history(memory_api_server_pointer self);
 
 /// bookmark_atom: sends every open watch a bookmark of the current version.
 void send_bookmarks(memory_api_server_pointer self);
+
+/// w_mark_atom: a bookmark of the current version to watch `id` when
+/// `always` or when the version moved past what the watch was sent.
+void mark_watch(memory_api_server_pointer self, watch_id id, bool always);
 
 /// peek_atom: the stored object, without an entry in the action log.
 caf::result<api_object> peek(memory_api_server_pointer self, resource res,

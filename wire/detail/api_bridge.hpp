@@ -28,6 +28,15 @@ struct http_reply {
   std::string body;
 };
 
+/// When a watch with allowWatchBookmarks gets a BOOKMARK: every
+/// `interval`, and once `lead` before its timeoutSeconds end (the real
+/// server: about once a minute and 2 s before the deadline), each only when
+/// the cluster version moved past what the watch was sent.
+struct bookmark_timing {
+  std::chrono::milliseconds interval{60000};
+  std::chrono::milliseconds lead{2000};
+};
+
 /// One request for the API server actor: the route, the decoded body of a
 /// create or update (or the body and Content-Type of a patch), and whether
 /// the client asked for the Table form.
@@ -37,6 +46,7 @@ struct api_call {
   std::string patch_body;
   std::string patch_content_type;
   bool table = false;
+  bookmark_timing bookmarks;
 };
 
 /// Sends `call` to `server` and calls `done` once with the reply (503 when

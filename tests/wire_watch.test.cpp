@@ -1,0 +1,201 @@
+// A watch's own timers on the deterministic runtime's virtual clock: its
+// bookmarks (periodic, and the one before timeoutSeconds ends), the end at
+// timeoutSeconds, and sendInitialEvents (kube-apiserver-transcripts:
+// watch/*-kubelet-watch*.json; kube-wire.md A.1 for the watch-list).
+#include "podref/wire/detail/api_bridge.hpp"
+
+#include "podref/runtime/api_server.hpp"
+#include "podref/testing/deterministic_runtime.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace podref;
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+
+namespace {
+
+api_object config_map_of(const std::string& name) {
+  auto x = std::make_shared<config_map>();
+  x->metadata.ns = "ns1";
+  x->metadata.name = name;
+  x->data["k"] = "v";
+  return api_object{config_map_ptr{std::move(x)}};
+}
+
+/// One watch through the bridge, as a connection opens it.
+struct watch_fixture {
+  testing::deterministic_runtime rt;
+  api_server api{rt};
+  std::vector<std::string> lines;
+  bool ended = false;
+  std::shared_ptr<wire::detail::watch_session> session;
+
+  void open(const std::string& target,
+            wire::detail::bookmark_timing timing = {}) {
+    wire::detail::api_call call;
+    call.r = wire::route_request("GET", target);
+    REQUIRE(call.r.kind == wire::route_kind::watch);
+    call.bookmarks = timing;
+    wire::detail::watch_callbacks cb;
+    cb.on_line = [this](std::string line) { lines.push_back(std::move(line)); };
+    cb.on_end = [this] { ended = true; };
+    session = wire::detail::start_watch(rt.system(), api.current_actor()(),
+                                        std::move(call), std::move(cb));
+    rt.run_until_idle();
+  }
+
+  void create(const std::string& name) {
+    REQUIRE(api.create(config_map_of(name)));
+    rt.run_until_idle();
+  }
+
+  /// The lines so far as (type, name or resourceVersion), and forgets them.
+  std::vector<std::string> take() {
+    std::vector<std::string> out;
+    for (const auto& line : lines) {
+      REQUIRE(line.back() == '\n');
+      auto ev = json::parse(line);
+      const auto& meta = ev["object"]["metadata"];
+      out.push_back(ev["type"].get<std::string>() + " "
+                    + (meta.contains("name")
+                         ? meta["name"].get<std::string>()
+                         : meta.value("resourceVersion", std::string{})));
+    }
+    lines.clear();
+    return out;
+  }
+
+  ~watch_fixture() {
+    if (session)
+      session->cancel();
+    rt.run_until_idle();
+  }
+};
+
+using events = std::vector<std::string>;
+
+} // namespace
+
+TEST_CASE_METHOD(watch_fixture,
+                 "a bookmark comes before the deadline once the version "
+                 "moved, and the watch ends at timeoutSeconds") {
+  create("c1");
+  open("/api/v1/namespaces/ns1/configmaps?allowWatchBookmarks=true&"
+       "fieldSelector=metadata.name%3Dc1&resourceVersion=1&"
+       "timeoutSeconds=10&watch=true");
+  // Another object moves the version; the field selector hides it.
+  create("c2");
+  rt.advance(7900ms);
+  CHECK(lines.empty());
+  rt.advance(200ms);
+  REQUIRE(lines.size() == 1);
+  // The real server's bookmark, byte for byte.
+  CHECK(lines[0]
+        == R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"2","creationTimestamp":null}}})"
+           "\n");
+  lines.clear();
+  rt.advance(1800ms);
+  CHECK_FALSE(ended);
+  rt.advance(200ms);
+  CHECK(ended);
+  CHECK(lines.empty());
+}
+
+TEST_CASE_METHOD(watch_fixture,
+                 "an idle watch, or one without allowWatchBookmarks, gets no "
+                 "bookmark") {
+  create("c1");
+  open("/api/v1/namespaces/ns1/configmaps?allowWatchBookmarks=true&"
+       "resourceVersion=1&timeoutSeconds=6&watch=true");
+  rt.advance(6s);
+  CHECK(ended);
+  CHECK(lines.empty());
+  ended = false;
+  open("/api/v1/namespaces/ns1/configmaps?fieldSelector=metadata.name%3Dc1&"
+       "resourceVersion=1&timeoutSeconds=6&watch=true");
+  create("c2");
+  rt.advance(6s);
+  CHECK(ended);
+  CHECK(lines.empty());
+}
+
+TEST_CASE_METHOD(watch_fixture,
+                 "periodic bookmarks come only when the version moved") {
+  create("c1");
+  open("/api/v1/namespaces/ns1/configmaps?allowWatchBookmarks=true&"
+       "fieldSelector=metadata.name%3Dc1&resourceVersion=1&watch=true",
+       {3s, 2s});
+  create("c2");
+  rt.advance(3s);
+  CHECK(take() == events{"BOOKMARK 2"});
+  rt.advance(3s);
+  CHECK(take().empty());
+  create("c3");
+  rt.advance(3s);
+  CHECK(take() == events{"BOOKMARK 3"});
+  // timeoutSeconds=0 is no deadline, as for the real server.
+  CHECK_FALSE(ended);
+}
+
+TEST_CASE_METHOD(watch_fixture,
+                 "sendInitialEvents sends the state, then the marked "
+                 "bookmark, then live events") {
+  create("c1");
+  create("c2");
+  open("/api/v1/namespaces/ns1/configmaps?allowWatchBookmarks=true&"
+       "resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true");
+  REQUIRE(lines.size() == 3);
+  CHECK(json::parse(lines[2])
+        == json::parse(
+          R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"2","creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}}}})"));
+  CHECK(take() == events{"ADDED c1", "ADDED c2", "BOOKMARK 2"});
+  create("c3");
+  CHECK(take() == events{"ADDED c3"});
+}
+
+TEST_CASE_METHOD(watch_fixture,
+                 "sendInitialEvents without allowWatchBookmarks never marks "
+                 "the end") {
+  create("c1");
+  open("/api/v1/namespaces/ns1/configmaps?resourceVersion=0&"
+       "resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true");
+  create("c2");
+  CHECK(take() == events{"ADDED c1", "ADDED c2"});
+}
+
+TEST_CASE_METHOD(watch_fixture,
+                 "sendInitialEvents=false from \"\" starts now, with no "
+                 "initial events") {
+  create("c1");
+  open("/api/v1/namespaces/ns1/configmaps?allowWatchBookmarks=true&"
+       "resourceVersionMatch=NotOlderThan&sendInitialEvents=false&"
+       "watch=true");
+  CHECK(lines.empty());
+  create("c2");
+  CHECK(take() == events{"ADDED c2"});
+}
+
+TEST_CASE_METHOD(watch_fixture,
+                 "sendInitialEvents from a version ahead of the server is an "
+                 "ERROR event") {
+  create("c1");
+  open("/api/v1/namespaces/ns1/configmaps?allowWatchBookmarks=true&"
+       "resourceVersion=99&resourceVersionMatch=NotOlderThan&"
+       "sendInitialEvents=true&watch=true");
+  REQUIRE(lines.size() == 1);
+  auto ev = json::parse(lines[0]);
+  CHECK(ev["type"] == "ERROR");
+  CHECK(ev["object"]["code"] == 504);
+  CHECK(ev["object"]["message"]
+        == "Timeout: Too large resource version: 99, current: 1");
+  CHECK(ended);
+}
