@@ -26,17 +26,6 @@ namespace {
 
 using clock_type = std::chrono::system_clock;
 
-http_reply reply_of(const api_status& status) {
-  return {status.code, "application/json", status.body};
-}
-
-http_reply error_reply(const caf::error& err, const route& r) {
-  auto info = from_caf_error(
-    err, error_info{errc::unavailable, "the API server did not answer: "
-                                         + caf::to_string(err)});
-  return reply_of(status_of(info, r.res, r.name));
-}
-
 bool keep(const route& r, const api_object& obj) {
   if (r.field_name && obj.meta().name != *r.field_name)
     return false;
@@ -288,6 +277,17 @@ caf::behavior watch_actor(caf::event_based_actor* self,
 }
 
 } // namespace
+
+http_reply reply_of(const api_status& status) {
+  return {status.code, "application/json", status.body};
+}
+
+http_reply error_reply(const caf::error& err, const route& r) {
+  auto info = from_caf_error(
+    err, error_info{errc::unavailable, "the API server did not answer: "
+                                         + caf::to_string(err)});
+  return reply_of(status_of(info, r.res, r.name));
+}
 
 void call_api(caf::actor_system& sys, const caf::actor& server, api_call call,
               std::chrono::milliseconds timeout,
