@@ -30,17 +30,6 @@ namespace {
 
 using clock_type = std::chrono::system_clock;
 
-http_reply reply_of(const api_status& status) {
-  return {status.code, "application/json", status.body};
-}
-
-http_reply error_reply(const caf::error& err, const route& r) {
-  auto info = from_caf_error(
-    err, error_info{errc::unavailable, "the API server did not answer: "
-                                         + caf::to_string(err)});
-  return reply_of(status_of(info, r.res, r.name));
-}
-
 /// A field of `obj` a field selector names (router.cpp's selectable()).
 std::string field_of(const api_object& obj, const std::string& field) {
   if (field == "metadata.name")
@@ -568,6 +557,17 @@ caf::behavior watch_actor(caf::event_based_actor* self,
 }
 
 } // namespace
+
+http_reply reply_of(const api_status& status) {
+  return {status.code, "application/json", status.body};
+}
+
+http_reply error_reply(const caf::error& err, const route& r) {
+  auto info = from_caf_error(
+    err, error_info{errc::unavailable, "the API server did not answer: "
+                                         + caf::to_string(err)});
+  return reply_of(status_of(info, r.res, r.name));
+}
 
 void call_api(caf::actor_system& sys, const caf::actor& server, api_call call,
               std::chrono::milliseconds timeout,

@@ -10,21 +10,6 @@
 
 namespace podref::wire::detail {
 
-namespace {
-
-http_reply reply_of(const api_status& status) {
-  return {status.code, "application/json", status.body};
-}
-
-http_reply error_reply(const caf::error& err, const route& r) {
-  auto info = from_caf_error(
-    err, error_info{errc::unavailable, "the API server did not answer: "
-                                         + caf::to_string(err)});
-  return reply_of(status_of(info, r.res, r.name));
-}
-
-} // namespace
-
 void send_patch(caf::event_based_actor* self,
                 const memory_api_server_actor& server, api_call call,
                 caf::timespan timeout, std::function<void(http_reply)> done,

@@ -17,7 +17,12 @@
 namespace caf {
 class actor;
 class actor_system;
+class error;
 } // namespace caf
+
+namespace podref::wire {
+struct api_status;
+} // namespace podref::wire
 
 namespace podref::wire::detail {
 
@@ -48,6 +53,13 @@ struct api_call {
   bool table = false;
   bookmark_timing bookmarks;
 };
+
+/// `status` as a JSON reply.
+http_reply reply_of(const api_status& status);
+
+/// The reply for a request on route `r` that the API server actor answered
+/// with `err` (or did not answer: 503).
+http_reply error_reply(const caf::error& err, const route& r);
 
 /// Sends `call` to `server` and calls `done` once with the reply (503 when
 /// there is no server or it does not answer within `timeout`).
