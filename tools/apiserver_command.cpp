@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fstream>
 #include <ostream>
+#include <set>
 
 #include <CLI/CLI.hpp>
 
@@ -59,10 +60,15 @@ bool write_kubeconfig(const std::string& path, const std::string& url) {
   return static_cast<bool>(out.flush());
 }
 
-/// Loads every Secret and ConfigMap of `files`, stamped as created now.
+/// Loads every Secret and ConfigMap of `files`, stamped as created now,
+/// then creates the initial namespaces and those the objects are in. The
+/// namespaces come after the objects so that the loaded objects keep the
+/// first resourceVersions (1, 2, ...), as before namespaces were objects.
 bool load_files(api_server& server, const std::vector<std::string>& files,
                 std::ostream& err) {
   auto now = std::chrono::system_clock::now();
+  auto names = wire::initial_namespaces();
+  std::set<std::string> namespaces{names.begin(), names.end()};
   for (const auto& file : files) {
     auto decoded = load_manifest_file(file);
     for (const auto& e : decoded.errors)
@@ -84,6 +90,15 @@ bool load_files(api_server& server, const std::vector<std::string>& files,
             << stored.error().message << '\n';
         return false;
       }
+      namespaces.insert(stored->meta().ns);
+    }
+  }
+  for (const auto& ns : namespaces) {
+    auto stored = server.apply(wire::stamp_new(wire::namespace_object(ns), now));
+    if (!stored) {
+      err << "podref apiserver: namespace " << ns << ": "
+          << stored.error().message << '\n';
+      return false;
     }
   }
   return true;
@@ -102,7 +117,8 @@ CLI::App* add_apiserver_command(CLI::App& app, apiserver_options& options) {
   auto* cmd = app.add_subcommand(
     "apiserver",
     "Serve the in-memory API server over the Kubernetes REST API (v1\n"
-    "Secrets and ConfigMaps; plain HTTP on loopback, no authentication)\n"
+    "Secrets, ConfigMaps, Pods, Nodes and Namespaces; plain HTTP on\n"
+    "loopback, no authentication)\n"
     "until SIGINT or SIGTERM.");
   cmd->add_option("--listen", options.listen,
                   "ADDRESS:PORT on a loopback address; port 0 picks one")
@@ -126,6 +142,7 @@ int run_apiserver_command(const apiserver_options& options, std::ostream& out,
     return 1;
   }
   http.io_threads = options.io_threads;
+  http.namespace_lifecycle = true;
   // Block the signals before any thread starts, so that sigwait gets them.
   sigset_t set;
   sigemptyset(&set);

@@ -1,6 +1,7 @@
 // The bridge's reads and writes (one short-lived actor per request) and its
 // watch sessions (one actor per watch).
 #include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/api_bridge_kinds.hpp"
 
 #include <atomic>
 #include <optional>
@@ -41,7 +42,7 @@ bool keep(const route& r, const api_object& obj) {
     return false;
   if (r.field_namespace && obj.meta().ns != *r.field_namespace)
     return false;
-  return matches_labels(r.labels, obj);
+  return matches_node_name(r, obj) && matches_labels(r.labels, obj);
 }
 
 http_reply list_reply(const api_call& call, list_result result) {
@@ -137,10 +138,15 @@ void send_call(caf::event_based_actor* self,
         .then(answer(200), on_error);
       return;
     case route_kind::create:
-      self
-        ->request(server, timeout, create_atom::value,
-                  stamp_new(call.object, clock_type::now()))
-        .then(answer(201), on_error);
+      check_namespace(
+        self, server, call, timeout,
+        [self, server, timeout, call, answer, on_error] {
+          self
+            ->request(server, timeout, create_atom::value,
+                      stamp_new(call.object, clock_type::now()))
+            .then(answer(201), on_error);
+        },
+        done);
       return;
     case route_kind::update:
       self->request(server, timeout, replace_atom::value, call.object)
@@ -150,7 +156,12 @@ void send_call(caf::event_based_actor* self,
       send_list(self, server, std::move(call), timeout, std::move(done));
       return;
     case route_kind::remove:
-      send_delete(self, server, std::move(call), timeout, std::move(done));
+      if (r.res == resource::pods)
+        send_pod_delete(self, server, call, timeout, std::move(done));
+      else if (r.res == resource::namespaces)
+        send_namespace_delete(self, server, call, timeout, std::move(done));
+      else
+        send_delete(self, server, std::move(call), timeout, std::move(done));
       return;
     default:
       done(reply_of(method_not_allowed_status()));

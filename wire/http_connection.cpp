@@ -197,6 +197,9 @@ private:
     }
     api_call call;
     call.table = wants_table(view_of(request_[http::field::accept]));
+    call.namespace_lifecycle = core_->options.namespace_lifecycle;
+    if (r.kind == route_kind::remove && !r.grace_period_seconds)
+      r.grace_period_seconds = delete_grace_period(request_.body());
     if (r.kind == route_kind::create || r.kind == route_kind::update) {
       auto decoded = decode_request_body(
         r.res, view_of(request_[http::field::content_type]), request_.body(), r.ns,

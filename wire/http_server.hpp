@@ -55,6 +55,11 @@ struct http_server_options {
   std::chrono::milliseconds api_timeout{30000};
   /// Time one write to a client may take before the connection closes.
   std::chrono::milliseconds write_timeout{30000};
+  /// The real server's NamespaceLifecycle admission: a create in a
+  /// namespace that does not exist is refused (404 `namespaces "x" not
+  /// found`), and in a Terminating one too (403). Off, objects may be
+  /// created in any namespace (as the engine's tests use the server).
+  bool namespace_lifecycle = false;
 };
 
 /// A running HTTP front. Stopping (stop() or the destructor) ends open

@@ -61,6 +61,12 @@ std::optional<resource> resource_of(std::string_view x) {
     return resource::secrets;
   if (x == "configmaps")
     return resource::config_maps;
+  if (x == "pods")
+    return resource::pods;
+  if (x == "nodes")
+    return resource::nodes;
+  if (x == "namespaces")
+    return resource::namespaces;
   return std::nullopt;
 }
 
@@ -71,7 +77,8 @@ route fail(api_status status) {
   return r;
 }
 
-/// fieldSelector: metadata.name and metadata.namespace, `=` or `==`.
+/// fieldSelector: metadata.name and metadata.namespace (and a pod's
+/// spec.nodeName), `=` or `==`.
 bool parse_field_selector(const std::string& text, route& r) {
   for (auto part : split(text, ',')) {
     part = trim(part);
@@ -79,8 +86,10 @@ bool parse_field_selector(const std::string& text, route& r) {
       continue;
     auto eq = part.find('=');
     auto key = trim(part.substr(0, eq));
+    bool node_name = r.res == resource::pods && key == "spec.nodeName";
     if (eq == std::string_view::npos || key.empty()
-        || (key != "metadata.name" && key != "metadata.namespace")) {
+        || (key != "metadata.name" && key != "metadata.namespace"
+            && !node_name)) {
       r = fail(bad_request_status("field label not supported: "
                                   + std::string{key}));
       return false;
@@ -88,7 +97,9 @@ bool parse_field_selector(const std::string& text, route& r) {
     auto value = part.substr(eq + 1);
     if (!value.empty() && value.front() == '=')
       value.remove_prefix(1);
-    (key == "metadata.name" ? r.field_name : r.field_namespace)
+    (node_name                ? r.field_node_name
+     : key == "metadata.name" ? r.field_name
+                              : r.field_namespace)
       = std::string{trim(value)};
   }
   return true;
@@ -176,6 +187,16 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
         return false;
       }
       r.timeout_seconds = n;
+    } else if (key == "gracePeriodSeconds") {
+      std::int64_t n = 0;
+      auto last = value.data() + value.size();
+      auto [ptr, ec] = std::from_chars(value.data(), last, n);
+      if (ec != std::errc{} || ptr != last || value.empty()) {
+        r = fail(bad_request_status("invalid gracePeriodSeconds: \"" + value
+                                    + "\""));
+        return false;
+      }
+      r.grace_period_seconds = n;
     } else if (key == "fieldSelector") {
       if (!parse_field_selector(value, r))
         return false;
@@ -195,29 +216,36 @@ route simple(route_kind kind, std::string_view method) {
   return r;
 }
 
-/// /api/v1/... after the prefix, split by '/'.
+/// /api/v1/... after the prefix, split by '/': RES (a collection in all
+/// namespaces, or of a cluster-scoped resource), RES/NAME (cluster-scoped),
+/// namespaces/NS/RES[/NAME] (namespaced).
 route route_v1(std::string_view method, const std::vector<std::string>& seg) {
   route r;
   std::optional<resource> res;
   bool item = false;
   if (seg.size() == 1) {
     res = resource_of(seg[0]);
+  } else if (seg.size() == 2) {
+    res = resource_of(seg[0]);
+    if (res && is_namespaced(*res))
+      return fail(unknown_path_status());
+    item = true;
   } else if (seg.size() == 3 || seg.size() == 4) {
     if (seg[0] != "namespaces" || seg[1].empty())
       return fail(unknown_path_status());
     r.ns = seg[1];
     res = resource_of(seg[2]);
+    if (res && !is_namespaced(*res))
+      return fail(unknown_path_status());
     item = seg.size() == 4;
-    if (item) {
-      if (seg[3].empty())
-        return fail(unknown_path_status());
-      r.name = seg[3];
-    }
   }
   if (!res)
     return fail(unknown_path_status());
   r.res = *res;
   if (item) {
+    if (seg.back().empty())
+      return fail(unknown_path_status());
+    r.name = seg.back();
     if (method == "GET")
       r.kind = route_kind::get;
     else if (method == "PUT")
@@ -228,7 +256,7 @@ route route_v1(std::string_view method, const std::vector<std::string>& seg) {
       return fail(method_not_allowed_status());
   } else if (method == "GET") {
     r.kind = route_kind::list;
-  } else if (method == "POST" && !r.ns.empty()) {
+  } else if (method == "POST" && (!r.ns.empty() || !is_namespaced(r.res))) {
     r.kind = route_kind::create;
   } else {
     return fail(method_not_allowed_status());

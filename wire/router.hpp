@@ -3,13 +3,16 @@
 // result, and tests check it alone.
 //
 // Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1,
-// /openapi/v3, /openapi/v3/api/v1, /openapi/v2, and for
-// v1 secrets and configmaps /api/v1/namespaces/NS/RES (GET list or watch,
-// POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, DELETE) and
-// /api/v1/RES (GET list or watch in all namespaces). Query parameters taken:
+// /openapi/v3, /openapi/v3/api/v1, /openapi/v2; for the namespaced v1
+// secrets, configmaps and pods /api/v1/namespaces/NS/RES (GET list or
+// watch, POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, DELETE)
+// and /api/v1/RES (GET list or watch in all namespaces); for the
+// cluster-scoped nodes and namespaces /api/v1/RES (GET list or watch, POST
+// create) and /api/v1/RES/NAME (GET, PUT, DELETE). Query parameters taken:
 // watch (true/1), resourceVersion, timeoutSeconds, fieldSelector
-// (metadata.name, metadata.namespace), labelSelector (=, ==, !=, exists,
-// !exists, comma-separated); others (limit, timeout, fieldManager, ...) are
+// (metadata.name, metadata.namespace; spec.nodeName for pods),
+// labelSelector (=, ==, !=, exists, !exists, comma-separated),
+// gracePeriodSeconds; others (limit, timeout, fieldManager, ...) are
 // accepted and ignored.
 #pragma once
 
@@ -66,6 +69,10 @@ struct route {
   std::optional<std::string> field_name;
   /// fieldSelector metadata.namespace=X, when given.
   std::optional<std::string> field_namespace;
+  /// fieldSelector spec.nodeName=X of pods, when given.
+  std::optional<std::string> field_node_name;
+  /// gracePeriodSeconds of a DELETE, when given.
+  std::optional<std::int64_t> grace_period_seconds;
   std::vector<label_requirement> labels;
   std::string resource_version;
   /// timeoutSeconds of a watch, when given.

@@ -34,6 +34,8 @@ struct api_call {
   route r;
   api_object object;
   bool table = false;
+  /// Check a create's namespace (http_server_options::namespace_lifecycle).
+  bool namespace_lifecycle = false;
 };
 
 /// Sends `call` to `server` and calls `done` once with the reply (503 when
