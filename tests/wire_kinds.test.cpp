@@ -520,3 +520,106 @@ TEST_CASE("discovery lists pods, nodes and namespaces as recorded") {
                                     "namespaces cluster ns", "nodes cluster no",
                                     "pods namespaced po", "secrets namespaced"});
 }
+
+namespace {
+
+/// A protobuf field: tag, then a length-delimited value.
+std::string pb_bytes(int number, const std::string& value) {
+  std::string out;
+  out += static_cast<char>((number << 3) | 2);
+  auto n = value.size();
+  do {
+    auto byte = static_cast<unsigned char>(n & 0x7f);
+    n >>= 7;
+    out += static_cast<char>(n ? byte | 0x80 : byte);
+  } while (n);
+  return out + value;
+}
+
+/// A Namespace as kubectl 1.32's `create namespace` sends it: k8s\0, then
+/// runtime.Unknown{typeMeta{apiVersion, kind}, raw Namespace{metadata}}.
+std::string namespace_protobuf(const std::string& name,
+                               const std::string& kind = "Namespace") {
+  auto meta = pb_bytes(1, name)
+              + pb_bytes(11, pb_bytes(1, "team") + pb_bytes(2, "a"));
+  auto ns = pb_bytes(1, meta) + pb_bytes(2, "") + pb_bytes(3, "");
+  auto type_meta = pb_bytes(1, "v1") + pb_bytes(2, kind);
+  return std::string{"k8s\0", 4} + pb_bytes(1, type_meta) + pb_bytes(2, ns)
+         + pb_bytes(3, "") + pb_bytes(4, "");
+}
+
+reply post_protobuf(client& c, const std::string& target,
+                    const std::string& body) {
+  http::request<http::string_body> req{http::verb::post, target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  req.set(http::field::content_type, "application/vnd.kubernetes.protobuf");
+  req.set(http::field::accept,
+          "application/vnd.kubernetes.protobuf,application/json");
+  req.body() = body;
+  req.prepare_payload();
+  http::write(c.stream, req);
+  return c.receive();
+}
+
+} // namespace
+
+TEST_CASE("a Namespace sent as protobuf is created; bad protobuf is a 400") {
+  kinds_fixture s;
+  client c{s.port()};
+  auto created = post_protobuf(c, "/api/v1/namespaces", namespace_protobuf("x"));
+  REQUIRE(created.status == 201);
+  auto doc = created.doc();
+  CHECK(doc["metadata"]["name"] == "x");
+  CHECK(doc["metadata"]["labels"]
+        == json{{"kubernetes.io/metadata.name", "x"}, {"team", "a"}});
+  CHECK(doc["spec"]["finalizers"] == json::array({"kubernetes"}));
+  CHECK(c.call(http::verb::get, "/api/v1/namespaces/x").status == 200);
+  auto pod = post_protobuf(c, "/api/v1/namespaces", namespace_protobuf("y", "Pod"));
+  CHECK(pod.status == 400);
+  CHECK(pod.doc()["message"]
+        == "the protobuf body is not a v1 Namespace: its type is v1/Pod");
+  // A length past the end of the body.
+  auto cut = namespace_protobuf("z");
+  cut.resize(cut.size() - 6);
+  auto bad = post_protobuf(c, "/api/v1/namespaces", cut);
+  CHECK(bad.status == 400);
+  CHECK(bad.doc()["reason"] == "BadRequest");
+  auto magic = post_protobuf(c, "/api/v1/namespaces", "{}");
+  CHECK(magic.status == 400);
+  // Other kinds still take JSON or YAML only.
+  auto secret = post_protobuf(c, "/api/v1/namespaces/default/pods",
+                              namespace_protobuf("p"));
+  CHECK(secret.status == 415);
+}
+
+TEST_CASE("a pod the engine's decoder refuses, and too deep a body, are "
+          "refused naming the field") {
+  kinds_fixture s;
+  client c{s.port()};
+  auto bad = c.call(
+    http::verb::post, "/api/v1/namespaces/default/pods",
+    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"v"},"spec":{"containers":[{"name":"c"}],"volumes":[{"name":"v","secret":{}}]}})");
+  CHECK(bad.status == 422);
+  CHECK(bad.doc()["message"]
+        == "Pod \"v\" is invalid: spec.volumes[0].secret.secretName: "
+           "Required value");
+  std::string deep = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":)";
+  for (int i = 0; i < 100; ++i)
+    deep += "[";
+  for (int i = 0; i < 100; ++i)
+    deep += "]";
+  deep += "}";
+  auto nested = c.call(http::verb::post, "/api/v1/nodes", deep);
+  CHECK(nested.status == 400);
+  CHECK(nested.doc()["message"]
+        == "request body: nesting deeper than the limit of 64");
+  auto labels = c.call(
+    http::verb::post, "/api/v1/nodes",
+    R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n","labels":{"a":1}}})");
+  CHECK(labels.status == 400);
+  CHECK(labels.doc()["message"] == "metadata.labels: expected a map of strings");
+  // Nothing of the refused bodies was stored.
+  CHECK(c.call(http::verb::get, "/api/v1/nodes/n").status == 404);
+  CHECK(c.call(http::verb::get, "/api/v1/namespaces/default/pods/v").status
+        == 404);
+}

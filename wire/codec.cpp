@@ -12,6 +12,7 @@
 #include "podref/messages/base64.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
+#include "podref/wire/detail/protobuf_namespace.hpp"
 
 namespace podref::wire {
 
@@ -262,6 +263,16 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
                                  const std::string& path_ns,
                                  const std::string& path_name) {
   bool is_json = media_type_is(content_type, "application/json");
+  std::string from_protobuf;
+  if (res == resource::namespaces
+      && media_type_is(content_type, "application/vnd.kubernetes.protobuf")) {
+    auto converted = detail::namespace_from_protobuf(body);
+    if (!converted.error.empty())
+      return {{}, bad_request_status(converted.error)};
+    from_protobuf = std::move(converted.json);
+    body = from_protobuf;
+    is_json = true;
+  }
   if (!is_json && !media_type_is(content_type, "application/yaml"))
     return {{}, unsupported_media_status()};
   auto body_name = path_name;
@@ -272,7 +283,17 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     // Pods, Nodes and Namespaces are kept as JSON (opaque_object.hpp).
     if (!is_json)
       return {{}, unsupported_media_status()};
-    return detail::decode_opaque_body(res, body, path_ns);
+    auto decoded = detail::decode_opaque_body(res, body, path_ns);
+    // A Pod or Node must also be one the engine's decoder takes (its
+    // names, references and bounds), so that what the front stores, the
+    // engine and `--load` read alike.
+    if (!decoded.failure && res != resource::namespaces) {
+      auto checked = decode_manifest(body, "request body");
+      if (!checked.ok())
+        return {{}, invalid_status(res, decoded.object.meta().name,
+                                   field_message(checked.errors.front()))};
+    }
+    return decoded;
   }
   auto decoded = decode_manifest(body, "request body");
   if (!decoded.ok())

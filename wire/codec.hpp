@@ -67,7 +67,8 @@ struct decoded_body {
 
 /// Decodes the body of a POST (path_name empty) or PUT to
 /// /api/v1/namespaces/`path_ns`/RES[/`path_name`]: application/json or
-/// application/yaml of the kind `res`; otherwise 415. A body without a
+/// application/yaml of the kind `res` (a Namespace also as protobuf, see
+/// wire/detail/protobuf_namespace.hpp); otherwise 415. A body without a
 /// namespace takes the path's; a different namespace or name is a 400,
 /// a field the decoder refuses a 422.
 decoded_body decode_request_body(resource res, std::string_view content_type,

@@ -60,6 +60,33 @@ void add_defaults(resource res, object_meta& meta, json& rest) {
   }
 }
 
+/// Deepest nesting of maps and lists the front stores, as the manifest
+/// decoder's default limit: the kept JSON is printed recursively.
+constexpr std::size_t max_depth = 64;
+
+/// Whether JSON text `body` nests maps and lists deeper than max_depth.
+bool too_deep(std::string_view body) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth)
+        return true;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 std::string string_at(const json& x, std::initializer_list<const char*> path) {
@@ -77,7 +104,13 @@ std::string string_at(const json& x, std::initializer_list<const char*> path) {
 
 decoded_body decode_opaque_body(resource res, std::string_view body,
                                 const std::string& path_ns) {
+  if (too_deep(body))
+    return {{}, bad_request_status("request body: nesting deeper than the "
+                                   "limit of "
+                                   + std::to_string(max_depth))};
   auto doc = json::parse(body, nullptr, false);
+  if (!doc.is_object())
+    return {{}, bad_request_status("request body: expected a JSON object")};
   auto meta_json = doc.find("metadata");
   object_meta meta;
   if (meta_json != doc.end() && meta_json->is_object()) {
