@@ -22,21 +22,10 @@ using server_pointer = memory_api_server_pointer;
 /// A copy of `obj` in namespace `ns` at resourceVersion `rv`.
 api_object stamped(const api_object& obj, const std::string& ns,
                    std::uint64_t rv) {
-  auto stamp = [&](object_meta& meta) {
-    meta.ns = ns;
-    meta.resource_version = std::to_string(rv);
-  };
-  if (auto x = obj.as_secret()) {
-    auto copy = std::make_shared<secret>(*x);
-    stamp(copy->metadata);
-    return api_object{secret_ptr{std::move(copy)}};
-  }
-  if (auto x = obj.as_config_map()) {
-    auto copy = std::make_shared<config_map>(*x);
-    stamp(copy->metadata);
-    return api_object{config_map_ptr{std::move(copy)}};
-  }
-  return {};
+  auto meta = obj.meta();
+  meta.ns = ns;
+  meta.resource_version = std::to_string(rv);
+  return with_metadata(obj, std::move(meta));
 }
 
 /// Checks the input of a write.
@@ -73,7 +62,9 @@ void fan_out(server_pointer self, const object_key& key,
              const watch_event& ev) {
   fan_out_to(self, key, ev);
   auto res = std::get<0>(key);
-  fan_out_to(self, object_key{res, std::get<1>(key), std::string{}}, ev);
+  // A cluster-scoped key has no namespace: its scope is the resource's.
+  if (!std::get<1>(key).empty())
+    fan_out_to(self, object_key{res, std::get<1>(key), std::string{}}, ev);
   fan_out_to(self, object_key{res, std::string{}, std::string{}}, ev);
 }
 
@@ -155,20 +146,20 @@ caf::result<api_object> replace_object(server_pointer self,
         + " \"" + obj.meta().name
         + "\": the object has been modified; please apply your changes to the"
           " latest version and try again");
-  auto keep = [&](object_meta& meta) {
-    meta.uid = stored.uid;
-    meta.creation_timestamp = stored.creation_timestamp;
-  };
-  if (auto x = obj.as_secret()) {
-    auto copy = std::make_shared<secret>(*x);
-    keep(copy->metadata);
-    return commit(self, key, secret_ptr{std::move(copy)},
-                  watch_event_type::modified);
+  auto meta = obj.meta();
+  meta.uid = stored.uid;
+  meta.creation_timestamp = stored.creation_timestamp;
+  auto copy = with_metadata(obj, std::move(meta));
+  // metadata.deletionTimestamp is the server's, as uid and creation time.
+  if (auto old = i->second.as_opaque(); old && !old->deletion_timestamp.empty()) {
+    auto x = *copy.as_opaque();
+    if (x.deletion_timestamp.empty()) {
+      x.deletion_timestamp = old->deletion_timestamp;
+      x.deletion_grace_period_seconds = old->deletion_grace_period_seconds;
+    }
+    copy = api_object{obj.kind(), std::make_shared<opaque_object>(std::move(x))};
   }
-  auto copy = std::make_shared<config_map>(*obj.as_config_map());
-  keep(copy->metadata);
-  return commit(self, key, config_map_ptr{std::move(copy)},
-                watch_event_type::modified);
+  return commit(self, key, std::move(copy), watch_event_type::modified);
 }
 
 caf::result<api_object> apply_object(server_pointer self,

@@ -102,6 +102,9 @@ manifest_result decode_manifest(std::string_view text,
     detail::document_handler on_document = [&](std::size_t index,
                                                nlohmann::json&& document) {
       doc = index;
+      if (limits.keep_documents)
+        result.documents.push_back(document.dump(
+          -1, ' ', false, nlohmann::json::error_handler_t::replace));
       decoder.decode_document(index, document);
     };
     if (is_json(text))

@@ -102,6 +102,11 @@ struct manifest_limits {
   /// `<file>: ... and N more errors` counts the rest, so that a file of
   /// many bad documents cannot grow the list without bound.
   std::size_t max_errors = 100;
+  /// Not a limit: also hand back every document whole, as JSON text, in
+  /// manifest_result::documents (`podref apiserver --load` stores the
+  /// Pods, Nodes and Namespaces the engine does not decode field by field
+  /// as they are written). The limits above bound those documents too.
+  bool keep_documents = false;
 };
 
 /// One decoded object and where it came from.
@@ -123,6 +128,9 @@ struct manifest_result {
   /// Full messages, each starting with the file name; at most
   /// manifest_limits::max_errors of them plus the line that counts the rest.
   std::vector<std::string> errors;
+  /// With manifest_limits::keep_documents: each document as JSON text, in
+  /// input order (up to the first error that ends the input).
+  std::vector<std::string> documents;
 
   /// True iff the input decoded without any error.
   bool ok() const noexcept {

@@ -3,11 +3,72 @@
 namespace podref {
 
 std::string_view singular_name(resource r) noexcept {
-  return r == resource::secrets ? "secret" : "configmap";
+  switch (r) {
+    case resource::secrets:
+      return "secret";
+    case resource::config_maps:
+      return "configmap";
+    case resource::pods:
+      return "pod";
+    case resource::nodes:
+      return "node";
+    case resource::namespaces:
+      return "namespace";
+  }
+  return "secret";
 }
 
 std::string_view plural_name(resource r) noexcept {
-  return r == resource::secrets ? "secrets" : "configmaps";
+  switch (r) {
+    case resource::secrets:
+      return "secrets";
+    case resource::config_maps:
+      return "configmaps";
+    case resource::pods:
+      return "pods";
+    case resource::nodes:
+      return "nodes";
+    case resource::namespaces:
+      return "namespaces";
+  }
+  return "secrets";
+}
+
+bool is_namespaced(resource r) noexcept {
+  return r != resource::nodes && r != resource::namespaces;
+}
+
+api_object::api_object(resource r, opaque_object_ptr x) noexcept {
+  if (x && r != resource::secrets && r != resource::config_maps) {
+    meta_ = &x->metadata;
+    kind_ = r;
+    ptr_ = std::move(x);
+  }
+}
+
+opaque_object_ptr api_object::as_opaque() const noexcept {
+  if (!meta_ || kind_ == resource::secrets || kind_ == resource::config_maps)
+    return nullptr;
+  return std::static_pointer_cast<const opaque_object>(ptr_);
+}
+
+api_object with_metadata(const api_object& x, object_meta meta) {
+  if (auto s = x.as_secret()) {
+    auto copy = std::make_shared<secret>(*s);
+    copy->metadata = std::move(meta);
+    return api_object{secret_ptr{std::move(copy)}};
+  }
+  if (auto c = x.as_config_map()) {
+    auto copy = std::make_shared<config_map>(*c);
+    copy->metadata = std::move(meta);
+    return api_object{config_map_ptr{std::move(copy)}};
+  }
+  if (auto o = x.as_opaque()) {
+    auto copy = std::make_shared<opaque_object>(*o);
+    copy->metadata = std::move(meta);
+    return api_object{x.kind(), opaque_object_ptr{std::move(copy)}};
+  }
+  return {};
 }
 
 api_object::api_object(secret_ptr x) noexcept {
@@ -51,7 +112,9 @@ bool operator==(const api_object& x, const api_object& y) {
     return false;
   if (x.kind_ == resource::secrets)
     return *x.as_secret() == *y.as_secret();
-  return *x.as_config_map() == *y.as_config_map();
+  if (x.kind_ == resource::config_maps)
+    return *x.as_config_map() == *y.as_config_map();
+  return *x.as_opaque() == *y.as_opaque();
 }
 
 bool is_older(const api_object& x, const api_object& y) noexcept {

@@ -1,4 +1,6 @@
-// api_object: a type-erased, immutable, shared Secret or ConfigMap.
+// api_object: a type-erased, immutable, shared Secret or ConfigMap (or a
+// Pod, Node or Namespace that the in-memory API server stores for its HTTP
+// front, see messages/opaque_object.hpp).
 //
 // The engine is generic over the resource it manages (the kubelet's manager
 // package is too); api_object lets the in-memory API server, the reflectors and
@@ -13,22 +15,31 @@
 #include <string_view>
 
 #include "podref/messages/config_map.hpp"
+#include "podref/messages/opaque_object.hpp"
 #include "podref/messages/secret.hpp"
 
 namespace podref {
 
-/// The resources podref manages.
+/// The resources podref manages (secrets, config_maps) and the ones its
+/// in-memory API server also serves (pods, nodes, namespaces).
 enum class resource : std::uint8_t {
   secrets,
   config_maps,
+  pods,
+  nodes,
+  namespaces,
 };
 
-/// "secret" / "configmap": the singular group-resource name of upstream's
-/// watch errors (`failed to sync secret cache: ...`).
+/// "secret" / "configmap" / "pod" / ...: the singular group-resource name of
+/// upstream's watch errors (`failed to sync secret cache: ...`).
 std::string_view singular_name(resource r) noexcept;
 
-/// "secrets" / "configmaps": the plural name of API paths and action logs.
+/// "secrets" / "configmaps" / "pods" / ...: the plural name of API paths and
+/// action logs.
 std::string_view plural_name(resource r) noexcept;
+
+/// False for the cluster-scoped resources (nodes, namespaces).
+bool is_namespaced(resource r) noexcept;
 
 /// A Secret or a ConfigMap, or nothing (a default-constructed api_object).
 class api_object {
@@ -40,6 +51,10 @@ public:
 
   /// Wraps a config map; a null pointer gives an empty api_object.
   api_object(config_map_ptr x) noexcept; // NOLINT(implicit)
+
+  /// Wraps a Pod, Node or Namespace of resource `r` (not secrets or
+  /// config_maps); a null pointer gives an empty api_object.
+  api_object(resource r, opaque_object_ptr x) noexcept;
 
   explicit operator bool() const noexcept {
     return meta_ != nullptr;
@@ -69,6 +84,10 @@ public:
   /// The config map, or null when this holds something else.
   config_map_ptr as_config_map() const noexcept;
 
+  /// The Pod, Node or Namespace, or null when this holds a Secret or a
+  /// ConfigMap (or nothing).
+  opaque_object_ptr as_opaque() const noexcept;
+
   /// Deep equality of the held objects (both empty compares equal).
   friend bool operator==(const api_object& x, const api_object& y);
   friend bool operator!=(const api_object& x, const api_object& y) {
@@ -81,6 +100,9 @@ private:
   resource kind_ = resource::secrets;
   bool immutable_ = false;
 };
+
+/// A copy of non-empty `x` with metadata `meta` (same kind and contents).
+api_object with_metadata(const api_object& x, object_meta meta);
 
 /// Upstream's isObjectOlder: true iff both are non-empty and `x`'s
 /// resourceVersion is numerically lower than `y`'s.

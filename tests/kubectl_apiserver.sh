@@ -4,10 +4,11 @@
 #   kubectl_apiserver.sh PODREF CASE
 #
 # CASE: get | get-yaml | create | delete | watch | chunks | selectors |
-# watch-object | apply | patch | tls-get | tls-create | tls-unauthorized. The
-# server starts on a free loopback port with a kubeconfig in a temporary
-# directory (tls-*: HTTPS with material made in the directory by --tls-dir,
-# and the kubeconfig's admin token); each kubectl run
+# watch-object | apply | patch | tls-get | tls-create | tls-unauthorized |
+# pods | nodes | namespaces | delete-pod | watch-pods. The server starts on a
+# free loopback port with a kubeconfig in a temporary directory (tls-*: HTTPS
+# with material made in the directory by --tls-dir, and the kubeconfig's
+# admin token); each kubectl run
 # gets a fresh --cache-dir (discovery is cached on disk). Uses $PODREF_KUBECTL
 # when set, else the first of /usr/lib/google-cloud-sdk/bin/kubectl.1.32 and
 # `kubectl` on PATH (Debian's kubernetes-client on a fresh machine); exits 77
@@ -61,6 +62,45 @@ metadata:
   namespace: default
 data:
   k: v
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: team-a
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: team-a
+spec:
+  nodeName: n1
+  containers:
+  - name: c
+    image: registry.example/web:1
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: idle
+  namespace: default
+spec:
+  containers:
+  - name: c
+    image: registry.example/idle:1
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels:
+    node-role.kubernetes.io/control-plane: ""
+status:
+  conditions:
+  - type: Ready
+    status: "True"
+  nodeInfo:
+    kubeletVersion: v1.32.0
 YAML
 
 tls_flags=()
@@ -71,10 +111,10 @@ esac
   --write-kubeconfig "$dir/kubeconfig" >"$dir/server.out" 2>"$dir/server.err" &
 server_pid=$!
 
-# Waits until file $1 contains text $2, at most $3 seconds.
+# Waits until file $1 has a line matching extended regex $2, at most $3 seconds.
 wait_for() {
   local deadline=$((SECONDS + $3))
-  until grep -q -- "$2" "$1" 2>/dev/null; do
+  until grep -Eq -- "$2" "$1" 2>/dev/null; do
     if [ $SECONDS -ge $deadline ]; then
       echo "timed out waiting for '$2' in $1:"
       cat "$1" 2>/dev/null || true
@@ -322,6 +362,119 @@ YAML
     wait "$watch_pid" || true
     cat "$dir/watch.out"
     grep -q '^changed$' "$dir/watch.out" || fail "no update seen"
+    ;;
+  pods)
+    out=$(k get pods -A)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAMESPACE +NAME +READY +STATUS +RESTARTS +AGE$' \
+      || fail "no Table header"
+    echo "$out" | grep -Eq '^team-a +web +0/1 +Pending +0 +[0-9]+s$' || fail "no row for web"
+    echo "$out" | grep -Eq '^default +idle +0/1 +Pending +0 +[0-9]+s$' || fail "no row for idle"
+    out=$(k get po -n team-a -o wide)
+    echo "$out"
+    echo "$out" | grep -Eq '^web +0/1 +Pending +0 +[0-9]+s +<none> +n1 +<none> +<none>$' \
+      || fail "no wide row for web"
+    out=$(k get pod web -n team-a -o jsonpath='{.spec.nodeName} {.status.phase} {.metadata.uid}')
+    echo "$out" | grep -Eq '^n1 Pending [0-9a-f-]{36}$' || fail "pod fields: $out"
+    if k get pod nope 2>"$dir/err"; then fail "missing pod found"; fi
+    grep -q 'Error from server (NotFound): pods "nope" not found' "$dir/err" \
+      || fail "wrong NotFound: $(cat "$dir/err")"
+    ;;
+  nodes)
+    out=$(k get nodes)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +STATUS +ROLES +AGE +VERSION$' || fail "no Table header"
+    echo "$out" | grep -Eq '^n1 +Ready +control-plane +[0-9]+s +v1.32.0$' || fail "no row for n1"
+    out=$(k get no n1 -o jsonpath='{.metadata.name} {.metadata.namespace}')
+    [ "$out" = "n1 " ] || fail "node fields: $out"
+    if k get node nope 2>"$dir/err"; then fail "missing node found"; fi
+    grep -q 'Error from server (NotFound): nodes "nope" not found' "$dir/err" \
+      || fail "wrong NotFound: $(cat "$dir/err")"
+    ;;
+  namespaces)
+    out=$(k create namespace x)
+    echo "$out"
+    [ "$out" = "namespace/x created" ] || fail "create said: $out"
+    out=$(k get ns)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +STATUS +AGE$' || fail "no Table header"
+    for ns in default kube-node-lease kube-public kube-system team-a x; do
+      echo "$out" | grep -Eq "^$ns +Active +[0-9]+s$" || fail "no row for $ns"
+    done
+    if k create namespace x 2>"$dir/err"; then fail "created twice"; fi
+    grep -q 'Error from server (AlreadyExists): namespaces "x" already exists' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    k create -f - -n nope <<'YAML' 2>"$dir/err" && fail "created in a missing namespace"
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c9
+YAML
+    grep -q 'Error from server (NotFound): error when creating "STDIN": namespaces "nope" not found' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    out=$(k delete namespace x)
+    echo "$out"
+    [ "$out" = 'namespace "x" deleted' ] || fail "delete said: $out"
+    if k delete namespace default 2>"$dir/err"; then fail "deleted default"; fi
+    grep -q 'namespaces "default" is forbidden: this namespace may not be deleted' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    ;;
+  delete-pod)
+    # An unscheduled pod goes at once; a scheduled one waits for its node's
+    # agent (none here) after the graceful delete marks it.
+    out=$(k delete pod idle)
+    echo "$out"
+    [ "$out" = 'pod "idle" deleted' ] || fail "delete said: $out"
+    out=$(k delete pod web -n team-a --wait=false)
+    echo "$out"
+    [ "$out" = 'pod "web" deleted' ] || fail "delete said: $out"
+    out=$(k get pods -n team-a)
+    echo "$out"
+    echo "$out" | grep -Eq '^web +0/1 +Terminating +0 +[0-9]+s$' || fail "web not Terminating"
+    k delete pod web -n team-a --grace-period=0 --force
+    out=$(k get pods -A 2>&1)
+    echo "$out"
+    echo "$out" | grep -q 'No resources found' || fail "pods still there"
+    if k delete pod web -n team-a 2>"$dir/err"; then fail "deleted twice"; fi
+    grep -q 'Error from server (NotFound): pods "web" not found' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    ;;
+  watch-pods)
+    k get pods -A --field-selector spec.nodeName=n1 -w --request-timeout=6s \
+      >"$dir/watch.out" 2>"$dir/watch.err" &
+    watch_pid=$!
+    wait_for "$dir/watch.out" '^team-a +web ' 10
+    cat >"$dir/p.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: other
+spec:
+  nodeName: n2
+  containers:
+  - name: c
+    image: registry.example/x:1
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: mine
+spec:
+  nodeName: n1
+  containers:
+  - name: c
+    image: registry.example/x:1
+YAML
+    k create -f "$dir/p.yaml"
+    wait_for "$dir/watch.out" '^default +mine ' 10
+    k delete pod web -n team-a --wait=false
+    wait_for "$dir/watch.out" '^team-a +web .*Terminating' 10
+    wait "$watch_pid" || true
+    cat "$dir/watch.out"
+    grep -Eq '^NAMESPACE +NAME +READY +STATUS +RESTARTS +AGE$' "$dir/watch.out" \
+      || fail "no Table header"
+    if grep -q 'other' "$dir/watch.out"; then fail "the selector let n2's pod through"; fi
+    if grep -q 'idle' "$dir/watch.out"; then fail "the selector let an unscheduled pod through"; fi
     ;;
   *)
     echo "unknown case $case_name"

@@ -98,7 +98,7 @@ TEST_CASE("the router refuses with the real server's Status") {
           R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
               "message":"the server does not allow this method on the requested resource",
               "reason":"MethodNotAllowed","details":{},"code":405})"));
-  auto unknown = route_request("GET", "/api/v1/namespaces/ns1/pods");
+  auto unknown = route_request("GET", "/api/v1/namespaces/ns1/services");
   CHECK(unknown.failure.code == 404);
   CHECK(body_of(unknown)["message"]
         == "the server could not find the requested resource");
@@ -234,4 +234,40 @@ TEST_CASE("the router reads field selectors as the real server splits them") {
   for (int i = 0; i < 21; ++i)
     many += "metadata.name%3Dx%2C";
   CHECK(route_request("GET", many).failure.code == 400);
+}
+
+TEST_CASE("pods are namespaced; nodes and namespaces cluster-scoped") {
+  auto pods = route_request("GET", "/api/v1/namespaces/ns1/pods/p1");
+  CHECK(pods.kind == route_kind::get);
+  CHECK(pods.res == resource::pods);
+  CHECK(pods.ns == "ns1");
+  CHECK(pods.name == "p1");
+  auto all = route_request("GET", "/api/v1/pods?fieldSelector=spec.nodeName"
+                                  "%3Dnode1&watch=true");
+  CHECK(all.kind == route_kind::watch);
+  REQUIRE(all.fields.size() == 1);
+  CHECK(all.fields[0].field == "spec.nodeName");
+  CHECK(all.fields[0].value == "node1");
+  CHECK(all.fields[0].equal);
+  CHECK(route_request("POST", "/api/v1/pods").failure.code == 405);
+  auto node = route_request("PUT", "/api/v1/nodes/node1");
+  CHECK(node.kind == route_kind::update);
+  CHECK(node.res == resource::nodes);
+  CHECK(node.ns.empty());
+  CHECK(route_request("POST", "/api/v1/nodes").kind == route_kind::create);
+  CHECK(route_request("POST", "/api/v1/namespaces/ns1/nodes").failure.code
+        == 404);
+  CHECK(route_request("GET", "/api/v1/secrets/s1").failure.code == 404);
+  auto ns = route_request("DELETE", "/api/v1/namespaces/ns1"
+                                    "?gracePeriodSeconds=0");
+  CHECK(ns.kind == route_kind::remove);
+  CHECK(ns.res == resource::namespaces);
+  CHECK(ns.name == "ns1");
+  CHECK(ns.grace_period_seconds == std::optional<std::int64_t>{0});
+  CHECK(route_request("POST", "/api/v1/namespaces").kind
+        == route_kind::create);
+  CHECK(route_request("GET", "/api/v1/namespaces/ns1/secrets?fieldSelector="
+                             "spec.nodeName%3Dn")
+          .failure.code
+        == 400);
 }

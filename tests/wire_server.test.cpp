@@ -162,7 +162,8 @@ TEST_CASE("the HTTP front creates, gets, lists, updates and deletes") {
   CHECK(json::parse(missing.body)["message"] == "secrets \"s1\" not found");
   CHECK(c.call(http::verb::post, base + "/s1", secret_body("s1")).status
         == 405);
-  CHECK(c.call(http::verb::get, "/api/v1/namespaces/ns1/pods").status == 404);
+  CHECK(c.call(http::verb::get, "/api/v1/namespaces/ns1/services").status
+        == 404);
   CHECK(c.call(http::verb::get, "/healthz").body == "ok");
 }
 

@@ -4,10 +4,16 @@
 #include <csignal>
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <ostream>
+#include <set>
+#include <utility>
+#include <vector>
+
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "podref/manifest/manifest.hpp"
 #include "podref/runtime/api_server.hpp"
@@ -21,6 +27,8 @@
 namespace podref::cli {
 
 namespace {
+
+using json = nlohmann::json;
 
 /// Splits ADDRESS:PORT ([V6]:PORT); false if it is not that form.
 bool split_listen(const std::string& text, std::string& address,
@@ -137,12 +145,97 @@ result<void> configure_tls(const apiserver_options& options,
   return {};
 }
 
-/// Loads every Secret and ConfigMap of `files`, stamped as created now.
+/// The Pods, Nodes and Namespaces of one whole manifest document: the
+/// document itself, or the items of a List (an item without a kind takes
+/// that of a typed list such as PodList).
+std::vector<json> served_documents(const std::string& text) {
+  std::vector<json> out;
+  auto doc = json::parse(text, nullptr, false);
+  if (!doc.is_object())
+    return out;
+  auto served = [](const std::string& kind) {
+    return kind == "Pod" || kind == "Node" || kind == "Namespace";
+  };
+  auto kind = doc.value("kind", std::string{});
+  if (served(kind)) {
+    out.push_back(std::move(doc));
+    return out;
+  }
+  auto items = doc.find("items");
+  if (items == doc.end() || !items->is_array() || kind.size() < 4
+      || kind.compare(kind.size() - 4, 4, "List") != 0)
+    return out;
+  auto item_kind = kind.substr(0, kind.size() - 4);
+  for (auto& item : *items) {
+    if (!item.is_object())
+      continue;
+    if (!item.contains("kind") && served(item_kind))
+      item["kind"] = item_kind;
+    if (served(item.value("kind", std::string{})))
+      out.push_back(std::move(item));
+  }
+  return out;
+}
+
+/// Decodes a Pod, Node or Namespace as a create at the wire would (the
+/// same defaults and checks); false with a message in `err`.
+bool decode_served(const json& doc, const std::string& file,
+                   api_object& out, std::ostream& err) {
+  auto kind = doc["kind"].get<std::string>();
+  auto res = kind == "Pod"    ? resource::pods
+             : kind == "Node" ? resource::nodes
+                              : resource::namespaces;
+  std::string ns;
+  if (res == resource::pods) {
+    ns = "default";
+    auto meta = doc.find("metadata");
+    if (meta != doc.end() && meta->is_object()) {
+      auto given = meta->value("namespace", std::string{});
+      if (!given.empty())
+        ns = given;
+    }
+  }
+  auto decoded = wire::decode_request_body(res, "application/json", doc.dump(),
+                                           ns, std::string{});
+  if (decoded.failure) {
+    auto status = json::parse(decoded.failure->body, nullptr, false);
+    err << "podref apiserver: " << file << ": " << kind << ": "
+        << (status.is_object() ? status.value("message", std::string{})
+                               : decoded.failure->body)
+        << '\n';
+    return false;
+  }
+  out = std::move(decoded.object);
+  return true;
+}
+
+/// Loads every Secret, ConfigMap, Pod, Node and Namespace of `files`,
+/// stamped as created now: first the Secrets and ConfigMaps (so that they
+/// keep the first resourceVersions, 1, 2, ..., as before the other kinds
+/// were served), then the Pods and Nodes, then the namespaces: the initial
+/// ones, those the objects are in, and those the files define (as written).
 bool load_files(api_server& server, const std::vector<std::string>& files,
                 std::ostream& err) {
   auto now = std::chrono::system_clock::now();
+  auto names = wire::initial_namespaces();
+  std::set<std::string> namespaces{names.begin(), names.end()};
+  std::vector<std::pair<std::string, api_object>> later;
+  std::map<std::string, api_object> defined_namespaces;
+  auto store = [&](const std::string& file, const api_object& obj) {
+    auto stored = server.apply(wire::stamp_new(obj, now));
+    if (!stored) {
+      err << "podref apiserver: " << file << ": " << stored.error().message
+          << '\n';
+      return false;
+    }
+    if (is_namespaced(obj.kind()))
+      namespaces.insert(stored->meta().ns);
+    return true;
+  };
+  manifest_limits limits;
+  limits.keep_documents = true;
   for (const auto& file : files) {
-    auto decoded = load_manifest_file(file);
+    auto decoded = load_manifest_file(file, limits);
     for (const auto& e : decoded.errors)
       err << "podref apiserver: " << e << '\n';
     if (!decoded.ok())
@@ -155,14 +248,32 @@ bool load_files(api_server& server, const std::vector<std::string>& files,
         obj = *c;
       else
         continue;
-      auto stored = server.apply(
-        wire::stamp_new(wire::normalize_object(obj, obj.meta().ns), now));
-      if (!stored) {
-        err << "podref apiserver: " << file << ": "
-            << stored.error().message << '\n';
+      if (!store(file, wire::normalize_object(obj, obj.meta().ns)))
         return false;
+    }
+    for (const auto& text : decoded.documents) {
+      for (const auto& doc : served_documents(text)) {
+        api_object obj;
+        if (!decode_served(doc, file, obj, err))
+          return false;
+        if (obj.kind() == resource::namespaces)
+          defined_namespaces[obj.meta().name] = obj;
+        else
+          later.emplace_back(file, std::move(obj));
       }
     }
+  }
+  for (const auto& [file, obj] : later)
+    if (!store(file, obj))
+      return false;
+  for (const auto& [name, obj] : defined_namespaces)
+    namespaces.insert(name);
+  for (const auto& ns : namespaces) {
+    auto defined = defined_namespaces.find(ns);
+    auto obj = defined != defined_namespaces.end() ? defined->second
+                                                   : wire::namespace_object(ns);
+    if (!store("namespace " + ns, obj))
+      return false;
   }
   return true;
 }
@@ -180,10 +291,10 @@ CLI::App* add_apiserver_command(CLI::App& app, apiserver_options& options) {
   auto* cmd = app.add_subcommand(
     "apiserver",
     "Serve the in-memory API server over the Kubernetes REST API (v1\n"
-    "Secrets and ConfigMaps) until SIGINT or SIGTERM: plain HTTP on\n"
-    "loopback without authentication, or HTTPS (--tls-dir, or --tls-cert\n"
-    "and --tls-key) where every request needs a bearer token or a client\n"
-    "certificate.");
+    "Secrets, ConfigMaps, Pods, Nodes and Namespaces) until SIGINT or\n"
+    "SIGTERM: plain HTTP on loopback without authentication, or HTTPS\n"
+    "(--tls-dir, or --tls-cert and --tls-key) where every request needs a\n"
+    "bearer token or a client certificate.");
   cmd->add_option("--listen", options.listen,
                   "ADDRESS:PORT (a loopback address without TLS); port 0 "
                   "picks one")
@@ -206,7 +317,8 @@ CLI::App* add_apiserver_command(CLI::App& app, apiserver_options& options) {
                 "let requests without a credential reach /version and the "
                 "health paths (HTTPS only)");
   cmd->add_option("--load", options.load,
-                  "manifest files whose Secrets and ConfigMaps to serve");
+                  "manifest files whose Secrets, ConfigMaps, Pods, Nodes and\n"
+                  "Namespaces to serve");
   cmd->add_option("--write-kubeconfig", options.kubeconfig,
                   "write a kubeconfig for the server to this path");
   cmd->add_option("--io-threads", options.io_threads, "HTTP I/O threads")
@@ -235,6 +347,7 @@ int run_apiserver_command(const apiserver_options& options, std::ostream& out,
     err << "podref apiserver: " << ok.error().message << '\n';
     return 1;
   }
+  http.namespace_lifecycle = true;
   // Block the signals before any thread starts, so that sigwait gets them.
   sigset_t set;
   sigemptyset(&set);

@@ -1,6 +1,8 @@
 // The bridge's reads and writes (one short-lived actor per request) and its
 // watch sessions (one actor per watch).
 #include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/api_bridge_kinds.hpp"
+#include "podref/wire/detail/opaque_kinds.hpp"
 
 #include <atomic>
 #include <charconv>
@@ -38,6 +40,8 @@ std::string field_of(const api_object& obj, const std::string& field) {
     return obj.meta().ns;
   if (auto s = obj.as_secret(); s && field == "type")
     return s->type;
+  if (obj.kind() == resource::pods && field == "spec.nodeName")
+    return string_at(opaque_fields(obj), {"spec", "nodeName"});
   return {};
 }
 
@@ -298,10 +302,15 @@ void send_call(caf::event_based_actor* self,
         .then(answer(200), on_error);
       return;
     case route_kind::create:
-      self
-        ->request(server, timeout, create_atom::value,
-                  stamp_new(call.object, clock_type::now()))
-        .then(answer(201), on_error);
+      check_namespace(
+        self, server, call, timeout,
+        [self, server, timeout, call, answer, on_error] {
+          self
+            ->request(server, timeout, create_atom::value,
+                      stamp_new(call.object, clock_type::now()))
+            .then(answer(201), on_error);
+        },
+        done);
       return;
     case route_kind::update:
       self->request(server, timeout, replace_atom::value, call.object)
@@ -314,7 +323,12 @@ void send_call(caf::event_based_actor* self,
       send_patch(self, server, std::move(call), timeout, std::move(done));
       return;
     case route_kind::remove:
-      send_delete(self, server, std::move(call), timeout, std::move(done));
+      if (r.res == resource::pods)
+        send_pod_delete(self, server, call, timeout, std::move(done));
+      else if (r.res == resource::namespaces)
+        send_namespace_delete(self, server, call, timeout, std::move(done));
+      else
+        send_delete(self, server, std::move(call), timeout, std::move(done));
       return;
     default:
       done(reply_of(method_not_allowed_status()));
@@ -562,11 +576,16 @@ http_reply reply_of(const api_status& status) {
   return {status.code, "application/json", status.body};
 }
 
-http_reply error_reply(const caf::error& err, const route& r) {
+http_reply error_reply(const caf::error& err, resource res,
+                       const std::string& name) {
   auto info = from_caf_error(
     err, error_info{errc::unavailable, "the API server did not answer: "
                                          + caf::to_string(err)});
-  return reply_of(status_of(info, r.res, r.name));
+  return reply_of(status_of(info, res, name));
+}
+
+http_reply error_reply(const caf::error& err, const route& r) {
+  return error_reply(err, r.res, r.name);
 }
 
 void call_api(caf::actor_system& sys, const caf::actor& server, api_call call,

@@ -13,6 +13,8 @@
 #include "podref/manifest/manifest.hpp"
 #include "podref/messages/base64.hpp"
 #include "podref/wire/detail/json_object.hpp"
+#include "podref/wire/detail/opaque_kinds.hpp"
+#include "podref/wire/detail/protobuf_namespace.hpp"
 
 namespace podref::wire {
 
@@ -90,6 +92,11 @@ std::string field_message(const std::string& message) {
 } // namespace
 
 api_object normalize_object(const api_object& obj, const std::string& ns) {
+  if (obj.as_opaque()) {
+    auto meta = obj.meta();
+    meta.ns = is_namespaced(obj.kind()) ? ns : std::string{};
+    return with_metadata(obj, std::move(meta));
+  }
   if (auto s = obj.as_secret()) {
     auto copy = std::make_shared<secret>(*s);
     for (const auto& [k, v] : copy->string_data)
@@ -141,7 +148,7 @@ std::optional<api_status> check_json(resource res, std::string_view body,
   if (meta == doc.end() || !meta->is_object())
     return std::nullopt;
   auto ns = meta->find("namespace");
-  if (ns != meta->end() && ns->is_string()
+  if (is_namespaced(res) && ns != meta->end() && ns->is_string()
       && !ns->get<std::string>().empty() && ns->get<std::string>() != path_ns)
     return bad_request_status("the namespace of the provided object does not "
                               "match the namespace sent on the request");
@@ -160,7 +167,31 @@ std::optional<api_status> check_json(resource res, std::string_view body,
 } // namespace
 
 std::string_view kind_name(resource res) noexcept {
-  return res == resource::secrets ? "Secret" : "ConfigMap";
+  switch (res) {
+    case resource::secrets:
+      return "Secret";
+    case resource::config_maps:
+      return "ConfigMap";
+    case resource::pods:
+      return "Pod";
+    case resource::nodes:
+      return "Node";
+    case resource::namespaces:
+      return "Namespace";
+  }
+  return "Secret";
+}
+
+std::vector<std::string> initial_namespaces() {
+  return {"default", "kube-node-lease", "kube-public", "kube-system"};
+}
+
+api_object namespace_object(const std::string& name) {
+  auto body = json{{"kind", "Namespace"},
+                   {"apiVersion", "v1"},
+                   {"metadata", {{"name", name}}}};
+  return detail::decode_opaque_body(resource::namespaces, body.dump(), "")
+    .object;
 }
 
 namespace detail {
@@ -186,6 +217,8 @@ nlohmann::ordered_json metadata_json(const object_meta& meta) {
 }
 
 nlohmann::ordered_json object_json(const api_object& obj, bool with_type) {
+  if (obj.as_opaque())
+    return opaque_json(obj, with_type);
   json x;
   if (with_type) {
     x["kind"] = std::string{kind_name(obj.kind())};
@@ -285,12 +318,38 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
                                  const std::string& path_ns,
                                  const std::string& path_name) {
   bool is_json = media_type_is(content_type, "application/json");
+  std::string from_protobuf;
+  if (res == resource::namespaces
+      && media_type_is(content_type, "application/vnd.kubernetes.protobuf")) {
+    auto converted = detail::namespace_from_protobuf(body);
+    if (!converted.error.empty())
+      return {{}, bad_request_status(converted.error)};
+    from_protobuf = std::move(converted.json);
+    body = from_protobuf;
+    is_json = true;
+  }
   if (!is_json && !media_type_is(content_type, "application/yaml"))
     return {{}, unsupported_media_status()};
   auto body_name = path_name;
   if (is_json)
     if (auto failure = check_json(res, body, path_ns, path_name, body_name))
       return {{}, std::move(failure)};
+  if (res != resource::secrets && res != resource::config_maps) {
+    // Pods, Nodes and Namespaces are kept as JSON (opaque_object.hpp).
+    if (!is_json)
+      return {{}, unsupported_media_status()};
+    auto decoded = detail::decode_opaque_body(res, body, path_ns);
+    // A Pod or Node must also be one the engine's decoder takes (its
+    // names, references and bounds), so that what the front stores, the
+    // engine and `--load` read alike.
+    if (!decoded.failure && res != resource::namespaces) {
+      auto checked = decode_manifest(body, "request body");
+      if (!checked.ok())
+        return {{}, invalid_status(res, decoded.object.meta().name,
+                                   field_message(checked.errors.front()))};
+    }
+    return decoded;
+  }
   auto decoded = decode_manifest(body, "request body");
   if (!decoded.ok())
     return {{}, invalid_status(res, body_name,
@@ -322,21 +381,25 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
   return {normalize_object(obj, path_ns), std::nullopt};
 }
 
+std::optional<std::int64_t> delete_grace_period(std::string_view body) {
+  if (body.empty())
+    return std::nullopt;
+  auto doc = json::parse(body, nullptr, false);
+  if (!doc.is_object())
+    return std::nullopt;
+  auto i = doc.find("gracePeriodSeconds");
+  if (i == doc.end() || !i->is_number_integer())
+    return std::nullopt;
+  return i->get<std::int64_t>();
+}
+
 api_object stamp_new(const api_object& obj,
                      std::chrono::system_clock::time_point now) {
-  auto stamp = [&](object_meta& meta) {
-    meta.uid = new_uid();
-    meta.creation_timestamp = format_timestamp(now);
-    meta.resource_version.clear();
-  };
-  if (auto s = obj.as_secret()) {
-    auto copy = std::make_shared<secret>(*s);
-    stamp(copy->metadata);
-    return api_object{secret_ptr{std::move(copy)}};
-  }
-  auto copy = std::make_shared<config_map>(*obj.as_config_map());
-  stamp(copy->metadata);
-  return api_object{config_map_ptr{std::move(copy)}};
+  auto meta = obj.meta();
+  meta.uid = new_uid();
+  meta.creation_timestamp = format_timestamp(now);
+  meta.resource_version.clear();
+  return with_metadata(obj, std::move(meta));
 }
 
 } // namespace podref::wire

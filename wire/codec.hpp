@@ -1,5 +1,6 @@
 // The JSON codec: api_object <-> the Kubernetes JSON of v1 Secrets and
-// ConfigMaps, as the real API server writes them (kube-apiserver-transcripts):
+// ConfigMaps (and of Pods, Nodes and Namespaces, kept as JSON: see
+// wire/detail/opaque_kinds.hpp), as the real API server writes them (kube-apiserver-transcripts):
 // fields in Go's struct order, metadata name, namespace, uid,
 // resourceVersion, creationTimestamp, labels, annotations; then immutable,
 // data (Secret: base64; ConfigMap: text), binaryData (base64) and type.
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,8 +26,16 @@
 
 namespace podref::wire {
 
-/// "Secret" / "ConfigMap".
+/// "Secret" / "ConfigMap" / "Pod" / "Node" / "Namespace".
 std::string_view kind_name(resource res) noexcept;
+
+/// The namespaces a new API server has: default, kube-node-lease,
+/// kube-public, kube-system.
+std::vector<std::string> initial_namespaces();
+
+/// Namespace `name` (a DNS-1123 label) as a create stores it before
+/// stamp_new: its name label, the kubernetes finalizer and phase Active.
+api_object namespace_object(const std::string& name);
 
 /// One object with kind and apiVersion (a GET or write reply).
 std::string encode_object(const api_object& obj);
@@ -60,13 +70,17 @@ struct decoded_body {
 
 /// Decodes the body of a POST (path_name empty) or PUT to
 /// /api/v1/namespaces/`path_ns`/RES[/`path_name`]: application/json or
-/// application/yaml of the kind `res`; otherwise 415. A body without a
+/// application/yaml of the kind `res` (a Namespace also as protobuf, see
+/// wire/detail/protobuf_namespace.hpp); otherwise 415. A body without a
 /// namespace takes the path's; a different namespace or name is a 400,
 /// a field the decoder refuses a 422.
 decoded_body decode_request_body(resource res, std::string_view content_type,
                                  std::string_view body,
                                  const std::string& path_ns,
                                  const std::string& path_name);
+
+/// gracePeriodSeconds of a DELETE's DeleteOptions body (JSON), if any.
+std::optional<std::int64_t> delete_grace_period(std::string_view body);
 
 /// `obj` as the API server stores it in namespace `ns`: stringData folded
 /// into data (stringData wins) and a Secret's empty type made "Opaque".

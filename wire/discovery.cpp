@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -14,16 +15,19 @@ namespace {
 using json = nlohmann::ordered_json;
 
 json resource_entry(const char* name, const char* singular, const char* kind,
-                    const char* short_name) {
+                    const char* short_name, bool namespaced = true) {
   json x;
   x["name"] = name;
   x["singularName"] = singular;
-  x["namespaced"] = true;
+  x["namespaced"] = namespaced;
   x["kind"] = kind;
   x["verbs"] = json::array({"create", "delete", "get", "list", "update",
                             "watch"});
   if (short_name != nullptr)
     x["shortNames"] = json::array({short_name});
+  // `kubectl get all` lists the resources of category all.
+  if (std::string_view{name} == "pods")
+    x["categories"] = json::array({"all"});
   return x;
 }
 
@@ -89,6 +93,9 @@ std::string api_resources_document() {
   x["groupVersion"] = "v1";
   x["resources"] = json::array(
     {resource_entry("configmaps", "configmap", "ConfigMap", "cm"),
+     resource_entry("namespaces", "namespace", "Namespace", "ns", false),
+     resource_entry("nodes", "node", "Node", "no", false),
+     resource_entry("pods", "pod", "Pod", "po"),
      resource_entry("secrets", "secret", "Secret", nullptr)});
   return x.dump();
 }
@@ -100,7 +107,10 @@ std::string openapi_v1_document() {
   x["paths"] = json{
     {"/api/v1/namespaces/{namespace}/configmaps/{name}",
      patch_path("ConfigMap")},
-    {"/api/v1/namespaces/{namespace}/secrets/{name}", patch_path("Secret")}};
+    {"/api/v1/namespaces/{namespace}/pods/{name}", patch_path("Pod")},
+    {"/api/v1/namespaces/{namespace}/secrets/{name}", patch_path("Secret")},
+    {"/api/v1/namespaces/{name}", patch_path("Namespace")},
+    {"/api/v1/nodes/{name}", patch_path("Node")}};
   return x.dump();
 }
 

@@ -467,7 +467,8 @@ private:
                          core_->options.tokens.get(), core_->options.anonymous};
     auto d = dispatch_request(
       req, core_->host + ":" + std::to_string(core_->port), policy,
-      certificate_user_ ? &*certificate_user_ : nullptr);
+      certificate_user_ ? &*certificate_user_ : nullptr,
+      core_->options.namespace_lifecycle);
     st.body.clear();
     if (d.reply)
       return respond(st, d.reply->status, d.reply->content_type,

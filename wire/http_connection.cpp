@@ -245,7 +245,8 @@ private:
                          core_->options.anonymous};
     auto d = dispatch_request(
       req, core_->host + ":" + std::to_string(core_->port), policy,
-      certificate_user_ ? &*certificate_user_ : nullptr);
+      certificate_user_ ? &*certificate_user_ : nullptr,
+      core_->options.namespace_lifecycle);
     if (d.reply)
       return reply(d.reply->status, std::move(d.reply->content_type),
                    std::move(d.reply->body), keep);

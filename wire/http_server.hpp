@@ -91,6 +91,11 @@ struct http_server_options {
   /// moved past what it was sent (the real server: 1 min and 2 s).
   std::chrono::milliseconds bookmark_interval{60000};
   std::chrono::milliseconds bookmark_lead{2000};
+  /// The real server's NamespaceLifecycle admission: a create in a
+  /// namespace that does not exist is refused (404 `namespaces "x" not
+  /// found`), and in a Terminating one too (403). Off, objects may be
+  /// created in any namespace (as the engine's tests use the server).
+  bool namespace_lifecycle = false;
 };
 
 /// A running HTTP front. Stopping (stop() or the destructor) ends open

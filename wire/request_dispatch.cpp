@@ -32,7 +32,8 @@ dispatch json_answer(std::string body) {
 dispatch dispatch_request(const request_view& req,
                           const std::string& host_port,
                           const access_policy& policy,
-                          const user_info* certificate_user) {
+                          const user_info* certificate_user,
+                          bool namespace_lifecycle) {
   auto r = route_request(req.method, req.target);
   auto path = req.target.substr(0, req.target.find('?'));
   if (auto denied = check_access(policy, {certificate_user, req.authorization},
@@ -67,6 +68,9 @@ dispatch dispatch_request(const request_view& req,
   }
   dispatch d;
   d.call.table = wants_table(req.accept);
+  d.call.namespace_lifecycle = namespace_lifecycle;
+  if (r.kind == route_kind::remove && !r.grace_period_seconds)
+    r.grace_period_seconds = delete_grace_period(req.body);
   if (r.kind == route_kind::create || r.kind == route_kind::update) {
     auto decoded = decode_request_body(
       r.res, req.content_type, req.body, r.ns,

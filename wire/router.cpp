@@ -54,6 +54,12 @@ std::optional<resource> resource_of(std::string_view x) {
     return resource::secrets;
   if (x == "configmaps")
     return resource::config_maps;
+  if (x == "pods")
+    return resource::pods;
+  if (x == "nodes")
+    return resource::nodes;
+  if (x == "namespaces")
+    return resource::namespaces;
   return std::nullopt;
 }
 
@@ -65,10 +71,12 @@ route fail(api_status status) {
 }
 
 /// The fields a resource's fieldSelector may name (the real server's
-/// SelectableFields): metadata.name and metadata.namespace; a Secret's type.
+/// SelectableFields): metadata.name and metadata.namespace; a Secret's type;
+/// a Pod's spec.nodeName.
 bool selectable(resource res, std::string_view field) {
   return field == "metadata.name" || field == "metadata.namespace"
-         || (res == resource::secrets && field == "type");
+         || (res == resource::secrets && field == "type")
+         || (res == resource::pods && field == "spec.nodeName");
 }
 
 /// fieldSelector: terms `F=V`, `F==V` or `F!=V`, comma-separated; each term
@@ -254,6 +262,16 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
       }
       // Bounded so that it converts to any clock's duration.
       r.timeout_seconds = std::min<std::uint64_t>(n, max_timeout_seconds);
+    } else if (key == "gracePeriodSeconds") {
+      std::int64_t n = 0;
+      auto last = value.data() + value.size();
+      auto [ptr, ec] = std::from_chars(value.data(), last, n);
+      if (ec != std::errc{} || ptr != last || value.empty()) {
+        r = fail(bad_request_status("invalid gracePeriodSeconds: \"" + value
+                                    + "\""));
+        return false;
+      }
+      r.grace_period_seconds = n;
     } else if (key == "fieldSelector") {
       if (!parse_field_selector(value, r))
         return false;
@@ -277,29 +295,36 @@ route simple(route_kind kind, std::string_view method) {
   return r;
 }
 
-/// /api/v1/... after the prefix, split by '/'.
+/// /api/v1/... after the prefix, split by '/': RES (a collection in all
+/// namespaces, or of a cluster-scoped resource), RES/NAME (cluster-scoped),
+/// namespaces/NS/RES[/NAME] (namespaced).
 route route_v1(std::string_view method, const std::vector<std::string>& seg) {
   route r;
   std::optional<resource> res;
   bool item = false;
   if (seg.size() == 1) {
     res = resource_of(seg[0]);
+  } else if (seg.size() == 2) {
+    res = resource_of(seg[0]);
+    if (res && is_namespaced(*res))
+      return fail(unknown_path_status());
+    item = true;
   } else if (seg.size() == 3 || seg.size() == 4) {
     if (seg[0] != "namespaces" || seg[1].empty())
       return fail(unknown_path_status());
     r.ns = seg[1];
     res = resource_of(seg[2]);
+    if (res && !is_namespaced(*res))
+      return fail(unknown_path_status());
     item = seg.size() == 4;
-    if (item) {
-      if (seg[3].empty())
-        return fail(unknown_path_status());
-      r.name = seg[3];
-    }
   }
   if (!res)
     return fail(unknown_path_status());
   r.res = *res;
   if (item) {
+    if (seg.back().empty())
+      return fail(unknown_path_status());
+    r.name = seg.back();
     if (method == "GET")
       r.kind = route_kind::get;
     else if (method == "PUT")
@@ -312,7 +337,7 @@ route route_v1(std::string_view method, const std::vector<std::string>& seg) {
       return fail(method_not_allowed_status());
   } else if (method == "GET") {
     r.kind = route_kind::list;
-  } else if (method == "POST" && !r.ns.empty()) {
+  } else if (method == "POST" && (!r.ns.empty() || !is_namespaced(r.res))) {
     r.kind = route_kind::create;
   } else {
     return fail(method_not_allowed_status());

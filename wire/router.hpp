@@ -3,17 +3,19 @@
 // result, and tests check it alone.
 //
 // Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1,
-// /openapi/v3, /openapi/v3/api/v1, /openapi/v2, and for
-// v1 secrets and configmaps /api/v1/namespaces/NS/RES (GET list or watch,
-// POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, PATCH, DELETE) and
-// /api/v1/RES (GET list or watch in all namespaces). Query parameters taken:
-// watch (true/1), resourceVersion, resourceVersionMatch (Exact,
+// /openapi/v3, /openapi/v3/api/v1, /openapi/v2; for the namespaced v1
+// secrets, configmaps and pods /api/v1/namespaces/NS/RES (GET list or
+// watch, POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, PATCH,
+// DELETE) and /api/v1/RES (GET list or watch in all namespaces); for the
+// cluster-scoped nodes and namespaces /api/v1/RES (GET list or watch, POST
+// create) and /api/v1/RES/NAME (GET, PUT, PATCH, DELETE). Query parameters
+// taken: watch (true/1), resourceVersion, resourceVersionMatch (Exact,
 // NotOlderThan), limit, continue, allowWatchBookmarks, sendInitialEvents,
 // timeoutSeconds, fieldSelector (metadata.name, metadata.namespace; a
-// Secret's type; =, ==, !=),
-// labelSelector (label_selector.hpp); others
-// (timeout, fieldManager, ...) are accepted and ignored. The combinations
-// the real server refuses get its 422 (invalid ListOptions) or 400.
+// Secret's type; a Pod's spec.nodeName; =, ==, !=), labelSelector
+// (label_selector.hpp), gracePeriodSeconds; others (timeout, fieldManager,
+// ...) are accepted and ignored. The combinations the real server refuses
+// get its 422 (invalid ListOptions) or 400.
 #pragma once
 
 #include <cstddef>
@@ -80,6 +82,8 @@ struct route {
   std::optional<std::string> field_name;
   /// fieldSelector metadata.namespace=X, when given.
   std::optional<std::string> field_namespace;
+  /// gracePeriodSeconds of a DELETE, when given.
+  std::optional<std::int64_t> grace_period_seconds;
   std::vector<label_requirement> labels;
   std::string resource_version;
   /// resourceVersionMatch: "", "Exact" or "NotOlderThan" (checked).

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "podref/wire/codec.hpp"
+
 namespace podref::wire {
 
 namespace {
@@ -76,11 +78,10 @@ api_status too_large_status(std::size_t limit) {
 
 api_status invalid_status(resource res, const std::string& name,
                           const std::string& what) {
-  auto kind = res == resource::secrets ? "Secret" : "ConfigMap";
+  auto kind = std::string{kind_name(res)};
   return failure_status(422, "Invalid",
-                        std::string{kind} + " \"" + name
-                          + "\" is invalid: " + what,
-                        true, name, kind);
+                        kind + " \"" + name + "\" is invalid: " + what, true,
+                        name, kind);
 }
 
 api_status too_many_requests_status(const std::string& message) {
@@ -186,6 +187,32 @@ api_status expired_continue_status(const std::string& token) {
   x["reason"] = "Expired";
   x["code"] = 410;
   return {410, x.dump()};
+}
+
+api_status namespace_terminating_status(resource res, const std::string& name,
+                                        const std::string& ns) {
+  auto plural = std::string{plural_name(res)};
+  auto x = status_head("Failure");
+  x["message"] = plural + " \"" + name
+                 + "\" is forbidden: unable to create new content in namespace "
+                 + ns + " because it is being terminated";
+  x["reason"] = "Forbidden";
+  json cause{{"reason", "NamespaceTerminating"},
+             {"message", "namespace " + ns + " is being terminated"},
+             {"field", "metadata.namespace"}};
+  x["details"] = json{{"name", name},
+                      {"kind", plural},
+                      {"causes", json::array({std::move(cause)})}};
+  x["code"] = 403;
+  return {403, x.dump()};
+}
+
+api_status immortal_namespace_status(const std::string& name) {
+  return failure_status(403, "Forbidden",
+                        "namespaces \"" + name
+                          + "\" is forbidden: this namespace may not be "
+                            "deleted",
+                        true, name, "namespaces");
 }
 
 } // namespace podref::wire

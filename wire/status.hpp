@@ -62,6 +62,14 @@ api_status status_of(const error_info& err, resource res,
 api_status delete_success_status(resource res, const std::string& name,
                                  const std::string& uid);
 
+/// 403 for a create in namespace `ns` while it is Terminating (cause
+/// NamespaceTerminating), as the NamespaceLifecycle admission answers.
+api_status namespace_terminating_status(resource res, const std::string& name,
+                                        const std::string& ns);
+
+/// 403 for the DELETE of default, kube-system or kube-public.
+api_status immortal_namespace_status(const std::string& name);
+
 /// The Status object (not an HTTP reply) of a watch's ERROR event for an
 /// expired resourceVersion: reason Expired, code 410, `message` as the
 /// server's history gave it (e.g. `too old resource version: 100 (337)`).

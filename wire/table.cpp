@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/wire/detail/json_object.hpp"
+#include "podref/wire/detail/opaque_kinds.hpp"
 
 namespace podref::wire {
 
@@ -44,27 +45,227 @@ constexpr const char* age_doc
     "https://git.k8s.io/community/contributors/devel/sig-architecture/"
     "api-conventions.md#metadata";
 
-json column(const char* name, const char* format, const char* doc) {
+constexpr const char* node_address_doc
+  = "List of addresses reachable to the node. Queried from cloud provider, if "
+    "available. More info: "
+    "https://kubernetes.io/docs/concepts/nodes/node/#addresses Note: This "
+    "field is declared as mergeable, but the merge key is not sufficiently "
+    "unique, which can cause data corruption when it is merged. Callers "
+    "should instead use a full-replacement patch. See "
+    "https://pr.k8s.io/79391 for an example. Consumers should assume that "
+    "addresses can change during the lifetime of a Node. However, there are "
+    "some exceptions where this may not be possible, such as Pods that "
+    "inherit a Node's address in its own status or consumers of the "
+    "downward API (status.hostIP).";
+
+/// `priority` 1: a column kubectl shows only with -o wide.
+json column(const char* name, const char* format, const char* doc,
+            int priority = 0) {
   json x;
   x["name"] = name;
   x["type"] = "string";
   x["format"] = format;
   x["description"] = doc;
-  x["priority"] = 0;
+  x["priority"] = priority;
   return x;
+}
+
+void pod_columns(json& xs) {
+  xs.push_back(column("Ready", "",
+                      "The aggregate readiness state of this pod for "
+                      "accepting traffic."));
+  xs.push_back(column("Status", "",
+                      "The aggregate status of the containers in this pod."));
+  xs.push_back(column("Restarts", "",
+                      "The number of times the containers in this pod have "
+                      "been restarted and when the last container in this "
+                      "pod has restarted."));
+  xs.push_back(column("Age", "", age_doc));
+  xs.push_back(column("IP", "",
+                      "IP address allocated to the pod. Routable at least "
+                      "within the cluster. Empty if not yet allocated.",
+                      1));
+  xs.push_back(column(
+    "Node", "",
+    "NodeName is a request to schedule this pod onto a specific node. If it "
+    "is non-empty, the scheduler simply schedules this pod onto that node, "
+    "assuming that it fits resource requirements.",
+    1));
+  xs.push_back(column(
+    "Nominated Node", "",
+    "nominatedNodeName is set only when this pod preempts other pods on the "
+    "node, but it cannot be scheduled right away as preemption victims "
+    "receive their graceful termination periods. This field does not "
+    "guarantee that the pod will be scheduled on this node. Scheduler may "
+    "decide to place the pod elsewhere if other nodes become available "
+    "sooner. Scheduler may also decide to give the resources on this node to "
+    "a higher priority pod that is created after preemption. As a result, "
+    "this field may be different than PodSpec.nodeName when the pod is "
+    "scheduled.",
+    1));
+  xs.push_back(column(
+    "Readiness Gates", "",
+    "If specified, all readiness gates will be evaluated for pod readiness. A "
+    "pod is ready when all its containers are ready AND all conditions "
+    "specified in the readiness gates have status equal to \"True\" More "
+    "info: "
+    "https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates",
+    1));
+}
+
+void node_columns(json& xs) {
+  xs.push_back(column("Status", "", "The status of the node"));
+  xs.push_back(column("Roles", "", "The roles of the node"));
+  xs.push_back(column("Age", "", age_doc));
+  xs.push_back(column("Version", "", "Kubelet Version reported by the node."));
+  xs.push_back(column("Internal-IP", "", node_address_doc, 1));
+  xs.push_back(column("External-IP", "", node_address_doc, 1));
+  xs.push_back(column("OS-Image", "",
+                      "OS Image reported by the node from /etc/os-release "
+                      "(e.g. Debian GNU/Linux 7 (wheezy)).",
+                      1));
+  xs.push_back(column("Kernel-Version", "",
+                      "Kernel Version reported by the node from 'uname -r' "
+                      "(e.g. 3.16.0-0.bpo.4-amd64).",
+                      1));
+  xs.push_back(column("Container-Runtime", "",
+                      "ContainerRuntime Version reported by the node through "
+                      "runtime remote API (e.g. containerd://1.4.2).",
+                      1));
 }
 
 json columns(resource res) {
   auto xs = json::array();
   xs.push_back(column("Name", "name", name_doc));
-  if (res == resource::secrets) {
-    xs.push_back(column("Type", "", type_doc));
-    xs.push_back(column("Data", "", secret_data_doc));
-  } else {
-    xs.push_back(column("Data", "", config_data_doc));
+  switch (res) {
+    case resource::secrets:
+      xs.push_back(column("Type", "", type_doc));
+      xs.push_back(column("Data", "", secret_data_doc));
+      xs.push_back(column("Age", "", age_doc));
+      break;
+    case resource::config_maps:
+      xs.push_back(column("Data", "", config_data_doc));
+      xs.push_back(column("Age", "", age_doc));
+      break;
+    case resource::pods:
+      pod_columns(xs);
+      break;
+    case resource::nodes:
+      node_columns(xs);
+      break;
+    case resource::namespaces:
+      xs.push_back(column("Status", "", "The status of the namespace"));
+      xs.push_back(column("Age", "", age_doc));
+      break;
   }
-  xs.push_back(column("Age", "", age_doc));
   return xs;
+}
+
+std::string or_none(std::string x, const char* none = "<none>") {
+  return x.empty() ? none : x;
+}
+
+/// The array at `key` of object `x`, or an empty one.
+const json& array_at(const json& x, const char* key) {
+  static const json empty = json::array();
+  if (!x.is_object())
+    return empty;
+  auto i = x.find(key);
+  return i != x.end() && i->is_array() ? *i : empty;
+}
+
+const json& object_at(const json& x, const char* key) {
+  static const json empty = json::object();
+  if (!x.is_object())
+    return empty;
+  auto i = x.find(key);
+  return i != x.end() && i->is_object() ? *i : empty;
+}
+
+/// Ready, Status, Restarts (before Age) and the wide cells (after it), as
+/// kubectl's pod printer computes them from spec and status.
+void pod_cells(const api_object& obj, json& before, json& after) {
+  auto fields = detail::opaque_fields(obj);
+  const auto& spec = object_at(fields, "spec");
+  const auto& status = object_at(fields, "status");
+  auto total = array_at(spec, "containers").size();
+  std::size_t ready = 0;
+  std::int64_t restarts = 0;
+  for (const auto& c : array_at(status, "containerStatuses")) {
+    if (c.is_object() && c.value("ready", false))
+      ++ready;
+    if (c.is_object() && c.contains("restartCount")
+        && c["restartCount"].is_number_integer())
+      restarts += c["restartCount"].get<std::int64_t>();
+  }
+  auto reason = detail::string_at(status, {"reason"});
+  if (reason.empty())
+    reason = detail::string_at(status, {"phase"});
+  if (!obj.as_opaque()->deletion_timestamp.empty() && reason != "NodeLost")
+    reason = "Terminating";
+  before.push_back(std::to_string(ready) + "/" + std::to_string(total));
+  before.push_back(reason);
+  before.push_back(std::to_string(restarts));
+  after.push_back(or_none(detail::string_at(status, {"podIP"})));
+  after.push_back(or_none(detail::string_at(spec, {"nodeName"})));
+  after.push_back(or_none(detail::string_at(status, {"nominatedNodeName"})));
+  const auto& gates = array_at(spec, "readinessGates");
+  if (gates.empty()) {
+    after.push_back("<none>");
+  } else {
+    std::size_t met = 0;
+    for (const auto& g : gates) {
+      auto type = detail::string_at(g, {"conditionType"});
+      for (const auto& c : array_at(status, "conditions"))
+        if (detail::string_at(c, {"type"}) == type
+            && detail::string_at(c, {"status"}) == "True")
+          ++met;
+    }
+    after.push_back(std::to_string(met) + "/" + std::to_string(gates.size()));
+  }
+}
+
+/// Status, Roles (before Age) and Version and the wide cells (after it).
+void node_cells(const api_object& obj, json& before, json& after) {
+  auto fields = detail::opaque_fields(obj);
+  const auto& spec = object_at(fields, "spec");
+  const auto& status = object_at(fields, "status");
+  std::string state = "Unknown";
+  for (const auto& c : array_at(status, "conditions"))
+    if (detail::string_at(c, {"type"}) == "Ready")
+      state = detail::string_at(c, {"status"}) == "True" ? "Ready"
+                                                         : "NotReady";
+  if (spec.value("unschedulable", false))
+    state += ",SchedulingDisabled";
+  before.push_back(state);
+  std::string roles;
+  constexpr std::string_view role_prefix = "node-role.kubernetes.io/";
+  for (const auto& [k, v] : obj.meta().labels) {
+    std::string role;
+    if (k.compare(0, role_prefix.size(), role_prefix) == 0)
+      role = k.substr(role_prefix.size());
+    else if (k == "kubernetes.io/role")
+      role = v;
+    if (!role.empty())
+      roles += (roles.empty() ? "" : ",") + role;
+  }
+  before.push_back(or_none(roles));
+  const auto& info = object_at(status, "nodeInfo");
+  after.push_back(detail::string_at(info, {"kubeletVersion"}));
+  auto address = [&](const char* type) {
+    for (const auto& a : array_at(status, "addresses"))
+      if (detail::string_at(a, {"type"}) == type)
+        return detail::string_at(a, {"address"});
+    return std::string{};
+  };
+  after.push_back(or_none(address("InternalIP")));
+  after.push_back(or_none(address("ExternalIP")));
+  after.push_back(or_none(detail::string_at(info, {"osImage"}), "<unknown>"));
+  after.push_back(
+    or_none(detail::string_at(info, {"kernelVersion"}), "<unknown>"));
+  after.push_back(
+    or_none(detail::string_at(info, {"containerRuntimeVersion"}),
+            "<unknown>"));
 }
 
 /// Parses the codec's own RFC 3339 form; false if it is not that.
@@ -80,19 +281,28 @@ bool parse_timestamp(const std::string& text,
 
 json row(const api_object& obj, std::chrono::system_clock::time_point now) {
   auto cells = json::array();
+  auto after = json::array();
   cells.push_back(obj.meta().name);
   if (auto s = obj.as_secret()) {
     cells.push_back(s->type);
     cells.push_back(s->data.size());
-  } else {
-    auto c = obj.as_config_map();
+  } else if (auto c = obj.as_config_map()) {
     cells.push_back(c->data.size() + c->binary_data.size());
+  } else if (obj.kind() == resource::pods) {
+    pod_cells(obj, cells, after);
+  } else if (obj.kind() == resource::nodes) {
+    node_cells(obj, cells, after);
+  } else {
+    cells.push_back(
+      detail::string_at(detail::opaque_fields(obj), {"status", "phase"}));
   }
   std::chrono::system_clock::time_point created;
   if (parse_timestamp(obj.meta().creation_timestamp, created))
     cells.push_back(short_age(now - created));
   else
     cells.push_back("<unknown>");
+  for (auto& x : after)
+    cells.push_back(std::move(x));
   json partial;
   partial["kind"] = "PartialObjectMetadata";
   partial["apiVersion"] = "meta.k8s.io/v1";

@@ -1,8 +1,11 @@
 // The Table form (meta.k8s.io/v1) that kubectl asks for with
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io,...`: the columns
-// the real server prints for Secrets (Name, Type, Data, Age) and ConfigMaps
-// (Name, Data, Age), one row per object with its PartialObjectMetadata
-// (includeObject's default, Metadata).
+// the real server prints for Secrets (Name, Type, Data, Age), ConfigMaps
+// (Name, Data, Age), Pods (Name, Ready, Status, Restarts, Age; wide: IP,
+// Node, Nominated Node, Readiness Gates), Nodes (Name, Status, Roles, Age,
+// Version; wide: Internal-IP, External-IP, OS-Image, Kernel-Version,
+// Container-Runtime) and Namespaces (Name, Status, Age), one row per object
+// with its PartialObjectMetadata (includeObject's default, Metadata).
 #pragma once
 
 #include <chrono>

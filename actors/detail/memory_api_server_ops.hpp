@@ -18,23 +18,25 @@ inline caf::error podref_error(errc code, std::string message) {
   return make_caf_error(error_info{code, std::move(message)});
 }
 
-/// Reads and writes treat an empty namespace as "default".
+/// Reads and writes treat an empty namespace as "default"; the keys of
+/// cluster-scoped resources (nodes, namespaces) have no namespace.
 inline memory_api_server_state::object_key
 key_of(resource res, const std::string& ns, const std::string& name) {
+  if (!is_namespaced(res))
+    return {res, std::string{}, name};
   return {res, ns.empty() ? std::string{"default"} : ns, name};
 }
 
 /// Whether object key `k` is in the scope of a watch on `scope`: a scope
 /// with a name is that object; an empty name stands for every object of
 /// its namespace, an empty namespace too for every object of the resource
-/// (stored objects never have an empty name or namespace).
+/// (stored objects never have an empty name, nor an empty namespace unless
+/// their resource is cluster-scoped).
 inline bool in_scope(const memory_api_server_state::object_key& scope,
                      const memory_api_server_state::object_key& k) {
   if (std::get<0>(scope) != std::get<0>(k))
     return false;
-  if (std::get<1>(scope).empty())
-    return true;
-  if (std::get<1>(scope) != std::get<1>(k))
+  if (!std::get<1>(scope).empty() && std::get<1>(scope) != std::get<1>(k))
     return false;
   return std::get<2>(scope).empty() || std::get<2>(scope) == std::get<2>(k);
 }

@@ -162,7 +162,7 @@ private:
   void open(json empty) {
     if (stack_.empty()) {
       root_ = std::move(empty);
-      stack_.push_back(frame{&root_, keep_document(false)});
+      stack_.push_back(frame{&root_, keep_document(limits_.keep_documents)});
       return;
     }
     auto& parent = stack_.back();

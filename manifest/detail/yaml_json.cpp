@@ -183,7 +183,7 @@ private:
   keep keep_opened(YAML::anchor_t anchor, bool list) const noexcept {
     bool anchored = anchor != YAML::NullAnchor;
     if (stack_.empty())
-      return keep_document(anchored);
+      return keep_document(anchored || limits_.keep_documents);
     const auto& f = stack_.back();
     if (f.merging) {
       auto out = keep_merge(f.kept, list);

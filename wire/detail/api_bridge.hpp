@@ -52,13 +52,17 @@ struct api_call {
   std::string patch_content_type;
   bool table = false;
   bookmark_timing bookmarks;
+  /// Check a create's namespace (http_server_options::namespace_lifecycle).
+  bool namespace_lifecycle = false;
 };
 
 /// `status` as a JSON reply.
 http_reply reply_of(const api_status& status);
 
-/// The reply for a request on route `r` that the API server actor answered
-/// with `err` (or did not answer: 503).
+/// The reply for a request on object `name` of `res` (or route `r`) that
+/// the API server actor answered with `err` (or did not answer: 503).
+http_reply error_reply(const caf::error& err, resource res,
+                       const std::string& name);
 http_reply error_reply(const caf::error& err, const route& r);
 
 /// Sends `call` to `server` and calls `done` once with the reply (503 when

@@ -36,10 +36,12 @@ struct dispatch {
 /// Checks `req`'s credentials (a 401 or 403 reply when `policy` refuses
 /// them), then routes and decodes it; `host_port` is the server's, for
 /// discovery; `certificate_user` is the connection's verified client
-/// certificate's user, or null.
+/// certificate's user, or null; `namespace_lifecycle` is
+/// http_server_options' (a create checks its namespace).
 dispatch dispatch_request(const request_view& req,
                           const std::string& host_port,
                           const access_policy& policy,
-                          const user_info* certificate_user);
+                          const user_info* certificate_user,
+                          bool namespace_lifecycle);
 
 } // namespace podref::wire::detail

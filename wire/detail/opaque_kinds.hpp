@@ -1,0 +1,37 @@
+// Pods, Nodes and Namespaces on the wire (private to wire/'s .cpp files):
+// their request bodies, their JSON, and the fields the front reads from the
+// JSON text that messages/opaque_object.hpp keeps.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "podref/messages/api_object.hpp"
+#include "podref/wire/codec.hpp"
+
+namespace podref::wire::detail {
+
+/// Decodes a JSON request body of resource `res` (pods, nodes, namespaces)
+/// after check_json passed: metadata parsed, the rest kept as text, the
+/// server's defaults added (a pod's status.phase Pending; a namespace's
+/// name label, kubernetes finalizer and phase Active). 422 for a missing or
+/// invalid name and for a pod without containers.
+decoded_body decode_opaque_body(resource res, std::string_view body,
+                                const std::string& path_ns);
+
+/// The object's JSON: kind and apiVersion when `with_type`, metadata with
+/// the deletion fields, then the kept fields.
+nlohmann::ordered_json opaque_json(const api_object& obj, bool with_type);
+
+/// The kept fields of `obj` as JSON (an empty object when it holds none or
+/// is not a Pod, Node or Namespace).
+nlohmann::ordered_json opaque_fields(const api_object& obj);
+
+/// The string at `path` (keys from the top) in `x`; empty when absent or
+/// not a string.
+std::string string_at(const nlohmann::ordered_json& x,
+                      std::initializer_list<const char*> path);
+
+} // namespace podref::wire::detail
