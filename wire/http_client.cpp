@@ -106,7 +106,7 @@ struct http_client::impl {
   // dials N times. So the I/O thread admits transfers itself: one past the
   // capacity of the connections that are up becomes an *opener* (a fresh
   // connection), and the rest wait in `deferred` until that connection is
-  // up (its reply's headers arrived) or a stream ends. Capacity counts
+  // up (established, its request about to go) or a stream ends. Capacity counts
   // max_streams_per_connection per connection; a server whose limit is
   // lower makes curl open more connections beyond these.
   //
@@ -217,8 +217,6 @@ struct http_client::impl {
         t->counted_stream = true;
         ++t->owner->open_streams;
       }
-      if (code >= 200)
-        t->owner->opener_settled(*t);
       if (code >= 200 && !t->counted_response) {
         t->counted_response = true;
         long version = 0;
@@ -247,6 +245,14 @@ struct http_client::impl {
       t->owner->opener_fds[fd] = true;
     }
     return fd;
+  }
+
+  /// The connection is established (TLS and ALPN done), the request is
+  /// about to go: an opener's connection is up.
+  static int on_prereq(void* user, char*, char*, int, int) {
+    auto* t = static_cast<transfer*>(user);
+    t->owner->opener_settled(*t);
+    return CURL_PREREQFUNC_OK;
   }
 
   /// Curl closes a socket (a connection may outlive the transfer that
@@ -366,6 +372,8 @@ struct http_client::impl {
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get());
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &impl::on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &impl::on_prereq);
+    curl_easy_setopt(e, CURLOPT_PREREQDATA, t.get());
     if (config.plain_http()) {
       // h2c's version is set by start().
       if (!t->mux)
