@@ -579,6 +579,54 @@ TEST_CASE("wire_ 429 is retried after Retry-After and the token bucket paces") {
   cl.reset();
 }
 
+TEST_CASE("wire_ a watch answered 429 waits for Retry-After and not the "
+          "backoff") {
+  fault_server srv{[](bool watch, int n) -> std::string {
+    if (!watch)
+      return reply_200(R"({"kind":"SecretList","metadata":{"resourceVersion":"5"},"items":[)"
+                       + secret_v1 + "]}");
+    if (n == 1)
+      return "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
+             "Content-Length: 0\r\nConnection: close\r\n\r\n";
+    if (n == 2)
+      return std::string{fault_server::hold_prefix}
+             + watch_reply({R"({"type":"MODIFIED","object":)" + secret_v2
+                              + "}\n"},
+                           false);
+    return {};
+  }};
+  runtime rt;
+  auto connected = cluster::connect(rt, plain_config(srv.url()));
+  REQUIRE(connected);
+  auto cl = std::move(connected).value();
+  {
+    // A reflector backoff far beyond Retry-After: a watch retried by the
+    // reflector would come 30 s later at the earliest.
+    auto mo = watching();
+    mo.backoff_initial = std::chrono::seconds(30);
+    secret_manager mgr{rt, *cl, mo};
+    REQUIRE(mgr.register_pod_and_wait(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    REQUIRE(eventually([&] { return value_of(mgr, "s1") == "v2"; }));
+    CHECK(srv.requests(true) == 2);
+    CHECK(srv.requests(false) == 1);
+    auto t = srv.times();
+    REQUIRE(t.size() == 3);
+    CHECK(t[2] - t[1] >= std::chrono::seconds(1));
+    auto paths = srv.paths();
+    // The same watch again, from the list's version.
+    CHECK(paths[2].find("&resourceVersion=5&") != std::string::npos);
+    auto st = cl->stats();
+    CHECK(st.retried_429 == 1);
+    CHECK(st.requests["GET 429"] == 1);
+    // The reflector never saw a failure.
+    auto status = mgr.status("default", "s1");
+    REQUIRE(status);
+    CHECK_FALSE(status->failure);
+  }
+  cl.reset();
+}
+
 TEST_CASE("wire_ a watch stream silent past its timeoutSeconds is ended") {
   fault_server srv{[](bool watch, int) -> std::string {
     if (!watch)

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <curl/curl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace podref::wire {
 
@@ -53,7 +55,16 @@ struct http_client::impl {
     std::size_t max_body = 0;
     bool counted_stream = false;
     bool counted_response = false;
+    /// Multiplexed (HTTP/2): counted in mux_transfers once started.
+    bool mux = false;
+    /// Opens a connection of its own (see admit()); its socket.
+    bool opener = false;
+    int opened_fd = -1;
+    /// Waiting in `deferred` for room on a connection.
+    bool deferred = false;
     std::string refused; // why a write callback stopped the transfer
+    // curl's detail of a failure ("SSL certificate problem: ...").
+    char detail[CURL_ERROR_SIZE] = {};
     impl* owner = nullptr;
 
     ~transfer() {
@@ -89,6 +100,33 @@ struct http_client::impl {
   std::chrono::steady_clock::time_point token_read_at{};
   bool token_stale = true;
 
+  // Connections for HTTP/2 (https, h2c). libcurl opens a connection for
+  // every transfer that finds the others full, even when one just opened
+  // will have room: a burst of N transfers past a connection's streams
+  // dials N times. So the I/O thread admits transfers itself: one past the
+  // capacity of the connections that are up becomes an *opener* (a fresh
+  // connection), and the rest wait in `deferred` until that connection is
+  // up (established, its request about to go) or a stream ends. Capacity counts
+  // max_streams_per_connection per connection; a server whose limit is
+  // lower makes curl open more connections beyond these.
+  //
+  // h2c on libcurl < 8.0.0 (curl #10634, Debian 12's 7.88.1): a transfer
+  // asking for prior knowledge on a connection it reuses stacks a second
+  // HTTP/2 layer on it and breaks it for every later transfer. There only
+  // openers ask for prior knowledge; the others ask for plain HTTP/2,
+  // which reuses an HTTP/2 connection as it is.
+  bool h2c_workaround = false;
+  /// Connections opened (or being opened) by openers, and how many of
+  /// those are not up yet.
+  std::size_t mux_connections = 0;
+  std::size_t openers_pending = 0;
+  /// Multiplexed transfers started and not finished.
+  std::size_t mux_transfers = 0;
+  /// The sockets openers opened (closing one ends a connection).
+  std::unordered_map<int, bool> opener_fds;
+  std::vector<request_id> deferred;
+  bool admit_more = false;
+
   // Stats.
   mutable std::mutex stats_mutex;
   std::map<std::string, std::uint64_t> requests;
@@ -109,7 +147,8 @@ struct http_client::impl {
     curl_multi_wakeup(multi);
     thread.join();
     for (auto& [id, t] : transfers)
-      curl_multi_remove_handle(multi, t->easy);
+      if (!t->deferred)
+        curl_multi_remove_handle(multi, t->easy);
     transfers.clear();
     curl_multi_cleanup(multi);
     multi = nullptr;
@@ -180,9 +219,6 @@ struct http_client::impl {
       }
       if (code >= 200 && !t->counted_response) {
         t->counted_response = true;
-        long connects = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects);
-        t->owner->connects += static_cast<std::uint64_t>(connects);
         long version = 0;
         curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
         if (version == CURL_HTTP_VERSION_2_0)
@@ -190,6 +226,117 @@ struct http_client::impl {
       }
     }
     return size * n;
+  }
+
+  bool multiplexed() const {
+    return !config.plain_http()
+           || options.plain_http == plain_http_mode::h2_prior_knowledge;
+  }
+
+  static curl_socket_t on_open_socket(void* user, curlsocktype,
+                                      curl_sockaddr* addr) {
+    auto* t = static_cast<transfer*>(user);
+    auto fd = ::socket(addr->family, addr->socktype, addr->protocol);
+    if (fd < 0)
+      return CURL_SOCKET_BAD;
+    ++t->owner->connects;
+    if (t->opener && t->opened_fd < 0) {
+      t->opened_fd = fd;
+      t->owner->opener_fds[fd] = true;
+    }
+    return fd;
+  }
+
+  /// The connection is established (TLS and ALPN done), the request is
+  /// about to go: an opener's connection is up.
+  static int on_prereq(void* user, char*, char*, int, int) {
+    auto* t = static_cast<transfer*>(user);
+    t->owner->opener_settled(*t);
+    return CURL_PREREQFUNC_OK;
+  }
+
+  /// Curl closes a socket (a connection may outlive the transfer that
+  /// opened it): an opener's connection is gone.
+  static int on_close_socket(void* user, curl_socket_t fd) {
+    auto* self = static_cast<impl*>(user);
+    if (self->opener_fds.erase(fd) > 0 && self->mux_connections > 0) {
+      --self->mux_connections;
+      self->admit_more = true;
+    }
+    return ::close(fd);
+  }
+
+  /// Starts `t` on the multi handle, as an opener or not.
+  void start(transfer& t, bool opener) {
+    auto* e = t.easy;
+    if (t.mux) {
+      ++mux_transfers;
+      t.opener = opener;
+      if (opener) {
+        ++mux_connections;
+        ++openers_pending;
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+      }
+      if (config.plain_http())
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                         h2c_workaround && !opener
+                           ? CURL_HTTP_VERSION_2_0
+                           : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    }
+    curl_multi_add_handle(multi, e);
+  }
+
+  /// Whether a connection that is up has room for one more stream.
+  bool room() const {
+    auto up = mux_connections > openers_pending
+                ? mux_connections - openers_pending
+                : 0;
+    return mux_transfers < up * options.max_streams_per_connection;
+  }
+
+  /// Starts `t` now if a connection that is up has room, or as an opener
+  /// if none is being opened; else defers it.
+  void admit(transfer& t) {
+    if (!t.mux) {
+      start(t, false);
+      return;
+    }
+    if (room()) {
+      start(t, false);
+    } else if (openers_pending == 0) {
+      start(t, true);
+    } else {
+      t.deferred = true;
+      deferred.push_back(t.id);
+    }
+  }
+
+  /// Admits deferred transfers, in order, while there is room.
+  void admit_deferred() {
+    admit_more = false;
+    std::size_t i = 0;
+    for (; i < deferred.size(); ++i) {
+      auto it = transfers.find(deferred[i]);
+      if (it == transfers.end())
+        continue; // cancelled
+      auto& t = *it->second;
+      bool has_room = room();
+      if (!has_room && openers_pending > 0)
+        break;
+      t.deferred = false;
+      start(t, !has_room);
+    }
+    deferred.erase(deferred.begin(),
+                   deferred.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+
+  /// An opener's connection is up (or failed): the next may open.
+  void opener_settled(transfer& t) {
+    if (t.opener && openers_pending > 0) {
+      --openers_pending;
+      t.opener = false;
+      admit_more = true;
+    }
   }
 
   void add(queued_request q) {
@@ -203,6 +350,7 @@ struct http_client::impl {
     auto url = config.server + q.path;
     curl_easy_setopt(e, CURLOPT_URL, url.c_str());
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->detail);
     curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.c_str());
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &impl::on_write);
@@ -219,11 +367,17 @@ struct http_client::impl {
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
                        static_cast<long>(timeout.count()));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    t->mux = multiplexed();
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &impl::on_open_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &impl::on_close_socket);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &impl::on_prereq);
+    curl_easy_setopt(e, CURLOPT_PREREQDATA, t.get());
     if (config.plain_http()) {
-      curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
-                       options.plain_http == plain_http_mode::h2_prior_knowledge
-                         ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
-                         : CURL_HTTP_VERSION_1_1);
+      // h2c's version is set by start().
+      if (!t->mux)
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
     } else {
       curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
       if (config.insecure_skip_tls_verify) {
@@ -258,15 +412,26 @@ struct http_client::impl {
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
     curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
     ++in_flight;
-    curl_multi_add_handle(multi, e);
+    auto& ref = *t;
     transfers.emplace(t->id, std::move(t));
+    admit(ref);
   }
 
   void release(transfer& t) {
-    curl_multi_remove_handle(multi, t.easy);
     --in_flight;
+    if (t.deferred)
+      return; // never started
+    curl_multi_remove_handle(multi, t.easy);
     if (t.counted_stream)
       --open_streams;
+    if (t.mux) {
+      --mux_transfers;
+      admit_more = true;
+      // An opener that failed before it had a socket made no connection.
+      if (t.opener && t.opened_fd < 0 && mux_connections > 0)
+        --mux_connections;
+      opener_settled(t);
+    }
   }
 
   void cancel_now(request_id id) {
@@ -291,7 +456,9 @@ struct http_client::impl {
     t->res.status = static_cast<int>(status);
     if (code != CURLE_OK)
       t->res.error = !t->refused.empty() ? t->refused
-                                         : std::string{curl_easy_strerror(code)};
+                     : t->detail[0] != '\0'
+                       ? std::string{t->detail}
+                       : std::string{curl_easy_strerror(code)};
     if (t->res.status == 401)
       token_stale = true;
     {
@@ -329,6 +496,10 @@ struct http_client::impl {
           finish(msg->easy_handle, msg->data.result);
       if (stopping)
         break;
+      if (admit_more && !deferred.empty()) {
+        admit_deferred();
+        continue; // run what was admitted before waiting
+      }
       curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
     }
   }
@@ -374,6 +545,10 @@ http_client::start(const client_config& config,
                     static_cast<long>(CURLPIPE_MULTIPLEX));
   curl_multi_setopt(x->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
                     static_cast<long>(options.max_streams_per_connection));
+  // curl #10634, fixed in 8.0.0 (Debian 12 ships 7.88.1).
+  x->h2c_workaround = options.plain_http == plain_http_mode::h2_prior_knowledge
+                      && curl_version_info(CURLVERSION_NOW)->version_num
+                           < 0x080000;
   auto* raw = x.get();
   x->thread = std::thread{[raw] { raw->run(); }};
   return std::unique_ptr<http_client>{new http_client(std::move(x))};

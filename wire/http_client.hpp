@@ -8,9 +8,10 @@
 //
 // Protocols: https negotiates HTTP/2 by ALPN (HTTP/1.1 otherwise); plain
 // http is HTTP/1.1 unless h2c prior knowledge is configured. Transfers to
-// one server share connections: HTTP/2 streams are multiplexed (PIPEWAIT:
-// a new request waits for a connection that can take it rather than
-// dialling one) up to max_streams_per_connection.
+// one server share connections: HTTP/2 streams are multiplexed up to
+// max_streams_per_connection (or the server's lower limit); past that one
+// new connection is opened at a time while the other new transfers wait
+// for it (a burst never dials once per request).
 //
 // Credentials come from the resolved client_config (wire/kubeconfig.hpp):
 // the CA, the client certificate and key, a bearer token or a token file
@@ -76,8 +77,8 @@ struct http_client_stats {
   std::uint64_t open_streams = 0;
   /// Transfers in progress (streams included).
   std::uint64_t in_flight = 0;
-  /// Connections opened (TCP, with TLS where https), counted when a reply's
-  /// headers arrive: with HTTP/2 many transfers share one.
+  /// Connections opened (TCP sockets, with TLS where https; a failed
+  /// connect counts too): with HTTP/2 many transfers share one.
   std::uint64_t connects = 0;
   /// Replies that came over HTTP/2.
   std::uint64_t http2_responses = 0;

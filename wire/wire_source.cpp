@@ -72,6 +72,7 @@ struct open_watch {
   std::string rv;
   /// 0 while the request waits for the rate limiter.
   http_client::request_id http = 0;
+  std::uint32_t throttle_retries = 0;
 };
 
 /// What the I/O thread keeps of one watch stream.
@@ -434,6 +435,15 @@ caf::behavior wire_source(source_actor* self,
                                      i->second.name);
       if (r.status == 200 && r.error.empty()) {
         end_watch(self, id, nullptr);
+        return;
+      }
+      // Throttled before the stream began: the same watch again after the
+      // server's Retry-After, not the reflector's error backoff.
+      if (r.status == 429
+          && i->second.throttle_retries < s.options.max_throttle_retries) {
+        ++i->second.throttle_retries;
+        ++s.counters->retried_429;
+        pace(self, call_kind::watch, id, retry_after(r, s.options));
         return;
       }
       error_info why = r.status == 200

@@ -15,7 +15,8 @@
 // - get(ns, name, rv): GET .../RES/NAME[?resourceVersion=RV].
 // Error replies: 404 errc::not_found with the server's message (`secrets
 // "x" not found`); 410 and 504 "too large resource version" errc::expired;
-// 429 retried after its Retry-After (bounded); 403, 5xx and transport
+// 429, on a request or before a watch's stream began, retried after its
+// Retry-After (bounded); 403, 5xx and transport
 // failures errc::unavailable with the server's message, which the
 // reflectors retry with jittered exponential backoff.
 //

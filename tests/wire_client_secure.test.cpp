@@ -1,0 +1,570 @@
+// The wire source end to end over the transports a real cluster uses:
+// managers over a cluster (libcurl, one I/O thread) against `podref
+// apiserver`'s front in process, over h2c with prior knowledge and over TLS
+// with h2 by ALPN, authenticated by the kubeconfig the server writes (CA
+// data and a token), by a client certificate of the server's CA, and by a
+// token file; and what a wrong CA or a wrong token becomes.
+#include "podref/runtime/cluster.hpp"
+#include "podref/runtime/api_server.hpp"
+#include "podref/runtime/runtime.hpp"
+#include "podref/runtime/typed_managers.hpp"
+#include "podref/wire/authn.hpp"
+#include "podref/wire/http_server.hpp"
+#include "podref/wire/kubeconfig.hpp"
+#include "podref/wire/server_kubeconfig.hpp"
+#include "podref/wire/tls_material.hpp"
+
+#include "support/pod_builders.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+using namespace podref;
+using podref::test::make_secret;
+using podref::test::pod_with_secrets;
+
+namespace {
+
+constexpr const char* good_token = "tok-node-0123456789";
+
+/// Polls `f` until it holds, at most 20 s (a real condition with a bound).
+bool eventually(const std::function<bool()>& f) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (f())
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return f();
+}
+
+/// A fresh directory, removed with what is in it.
+struct temp_dir {
+  std::string path;
+  temp_dir() {
+    char tmpl[] = "/tmp/podref-wire-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~temp_dir() {
+    std::string cmd = "rm -rf '" + path + "'";
+    [[maybe_unused]] auto rc = std::system(cmd.c_str());
+  }
+};
+
+std::string read_all(const std::string& path) {
+  auto x = wire::read_small_file(path);
+  REQUIRE(x);
+  return *x;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  REQUIRE(wire::write_private_file(path, text, 0600));
+}
+
+/// Watch, with reads waiting up to 10 s for a first sync (sanitizer builds
+/// under load).
+manager_options watching() {
+  manager_options o;
+  o.strategy = strategy::watch;
+  o.sync_timeout = std::chrono::seconds(10);
+  return o;
+}
+
+std::string value_of(secret_manager& mgr, const std::string& name) {
+  auto got = mgr.get_secret("default", name);
+  if (!got)
+    return "error: " + got.error().message;
+  auto i = (*got)->data.find("k");
+  return i == (*got)->data.end() ? "" : i->second;
+}
+
+std::vector<std::string> names(const std::string& prefix, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+source_action_counts counts_of(api_server& api) {
+  source_action_counts out;
+  auto log = api.actions();
+  REQUIRE(log);
+  for (const auto& a : *log)
+    out.add(a.verb);
+  return out;
+}
+
+/// The failure a manager shows for `name`, "" while there is none.
+std::string failure_of(secret_manager& mgr, const std::string& name) {
+  auto st = mgr.status("default", name);
+  if (!st || !st->failure)
+    return {};
+  return st->failure->message;
+}
+
+std::uint64_t requests_with(const cluster_stats& st, const std::string& key) {
+  auto i = st.requests.find(key);
+  return i == st.requests.end() ? 0 : i->second;
+}
+
+const std::vector<std::string> local_hosts{"127.0.0.1", "::1", "localhost"};
+
+/// podref's API server behind an HTTPS front that takes `good_token` and
+/// client certificates of its CA, and the kubeconfig it writes.
+struct tls_front {
+  temp_dir dir;
+  wire::tls_files files;
+  runtime rt;
+  api_server api{rt};
+  std::unique_ptr<wire::http_server> front;
+  std::string kubeconfig;
+
+  explicit tls_front(std::size_t max_streams = 250) {
+    auto made = wire::ensure_tls_dir(dir.path + "/tls", local_hosts);
+    REQUIRE(made);
+    files = *made;
+    auto tokens = wire::token_table::parse(
+      std::string{good_token} + ",system:node:n1,u-1,\"system:nodes\"\n",
+      "tokens.csv");
+    REQUIRE(tokens);
+    wire::http_server_options opts;
+    opts.tls = wire::http_tls_options{files.cert, files.key, files.ca_cert};
+    opts.tokens = std::make_shared<const wire::token_table>(*tokens);
+    opts.max_streams = max_streams;
+    auto s = wire::http_server::start(rt.system(), api.current_actor(), opts);
+    REQUIRE(s);
+    front = std::move(s).value();
+    // What `podref apiserver --write-kubeconfig` writes.
+    kubeconfig = dir.path + "/kubeconfig";
+    REQUIRE(wire::write_kubeconfig(kubeconfig, server_kc(good_token)));
+  }
+
+  ~tls_front() {
+    front->stop();
+  }
+
+  wire::server_kubeconfig server_kc(std::string token) const {
+    wire::server_kubeconfig kc;
+    kc.url = front->url();
+    kc.ca_pem = read_all(files.ca_cert);
+    kc.token = std::move(token);
+    return kc;
+  }
+
+  /// A kubeconfig like the server's whose user is `user_yaml` (the lines
+  /// under `user:`, indented by four).
+  std::string kubeconfig_with_user(const std::string& name,
+                                   const std::string& user_yaml) const {
+    auto text = wire::kubeconfig_text(server_kc(""));
+    auto at = text.find("  user: {}\n");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 11, "  user:\n" + user_yaml);
+    auto path = dir.path + "/" + name;
+    write_file(path, text);
+    return path;
+  }
+};
+
+wire::client_config load(const std::string& kubeconfig) {
+  wire::kubeconfig_selection sel;
+  sel.explicit_path = kubeconfig;
+  auto cfg = wire::load_kubeconfig(sel);
+  REQUIRE(cfg);
+  return *cfg;
+}
+
+std::unique_ptr<cluster> connect(runtime& rt, const wire::client_config& cfg,
+                                 const cluster_options& opts = {}) {
+  auto c = cluster::connect(rt, cfg, opts);
+  REQUIRE(c);
+  return std::move(c).value();
+}
+
+/// Creates secrets `names` (value "v1"), registers one pod referencing
+/// them all and waits for the sync; then updates each and waits until the
+/// manager shows every update.
+void sync_and_update(api_server& api, secret_manager& mgr,
+                     const std::vector<std::string>& secrets) {
+  for (const auto& n : secrets)
+    REQUIRE(api.create(make_secret("default", n, {{"k", "v1"}})));
+  REQUIRE(mgr.register_pod_and_wait(
+    pod_with_secrets("default", "p1", "uid-1", secrets, {})));
+  for (const auto& n : secrets)
+    REQUIRE(value_of(mgr, n) == "v1");
+  for (const auto& n : secrets)
+    REQUIRE(api.update(make_secret("default", n, {{"k", "v2"}})));
+  CHECK(eventually([&] {
+    for (const auto& n : secrets)
+      if (value_of(mgr, n) != "v2")
+        return false;
+    return true;
+  }));
+}
+
+} // namespace
+
+TEST_CASE("wire_ h2c with prior knowledge multiplexes every watch on one "
+          "connection") {
+  runtime rt;
+  api_server api{rt};
+  auto started = wire::http_server::start(rt.system(), api.current_actor(), {});
+  REQUIRE(started);
+  auto front = std::move(started).value();
+  wire::client_config cfg;
+  cfg.server = front->url();
+  cfg.origin = "test";
+  cluster_options opts;
+  opts.http.plain_http = wire::plain_http_mode::h2_prior_knowledge;
+  auto cl = connect(rt, cfg, opts);
+  const auto secrets = names("s", 40);
+  {
+    secret_manager mgr{rt, *cl, watching()};
+    sync_and_update(api, mgr, secrets);
+    REQUIRE(eventually([&] { return cl->stats().open_streams == 40; }));
+    auto st = cl->stats();
+    // One list and one watch each, every reply over HTTP/2, one connection.
+    CHECK(requests_with(st, "GET 200") == 40);
+    CHECK(st.http2_responses == 80);
+    CHECK(st.connects == 1);
+    auto n = counts_of(api);
+    CHECK(n.lists == 40);
+    CHECK(n.watches == 40);
+  }
+  CHECK(eventually([&] { return cl->stats().open_streams == 0; }));
+  cl.reset();
+  front->stop();
+}
+
+TEST_CASE("wire_ TLS with h2 by ALPN through the kubeconfig the server "
+          "writes") {
+  tls_front f;
+  auto cfg = load(f.kubeconfig);
+  CHECK(cfg.server.rfind("https://127.0.0.1:", 0) == 0);
+  CHECK(cfg.token == good_token);
+  auto cl = connect(f.rt, cfg);
+  const auto secrets = names("s", 20);
+  {
+    secret_manager mgr{f.rt, *cl, watching()};
+    sync_and_update(f.api, mgr, secrets);
+    REQUIRE(eventually([&] { return cl->stats().open_streams == 20; }));
+    auto st = cl->stats();
+    CHECK(requests_with(st, "GET 200") == 20);
+    CHECK(st.http2_responses == 40);
+    CHECK(st.connects == 1);
+    auto n = counts_of(f.api);
+    CHECK(n.lists == 20);
+    CHECK(n.watches == 20);
+    REQUIRE(f.api.remove(resource::secrets, "default", "s3"));
+    CHECK(eventually([&] {
+      return value_of(mgr, "s3") == "error: secret \"s3\" not found";
+    }));
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ a client certificate signed by the server's CA "
+          "authenticates") {
+  tls_front f;
+  auto cert = f.dir.path + "/node.crt";
+  auto key = f.dir.path + "/node.key";
+  REQUIRE(wire::issue_client_certificate(f.files.ca_cert, f.files.ca_key,
+                                         "system:node:n1", {"system:nodes"},
+                                         cert, key));
+  auto path = f.kubeconfig_with_user("cert.kubeconfig",
+                                     "    client-certificate: node.crt\n"
+                                     "    client-key: node.key\n");
+  auto cfg = load(path);
+  CHECK(cfg.token.empty());
+  CHECK_FALSE(cfg.client_cert_pem.empty());
+  auto cl = connect(f.rt, cfg);
+  {
+    secret_manager mgr{f.rt, *cl, watching()};
+    sync_and_update(f.api, mgr, names("s", 3));
+    auto st = cl->stats();
+    CHECK(requests_with(st, "GET 200") == 3);
+    CHECK(requests_with(st, "GET 401") == 0);
+    CHECK(st.connects == 1);
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ a wrong CA is a clear error of that object retried with "
+          "backoff") {
+  tls_front f;
+  temp_dir other;
+  auto foreign = wire::ensure_tls_dir(other.path + "/tls", local_hosts);
+  REQUIRE(foreign);
+  auto cfg = load(f.kubeconfig);
+  cfg.ca_pem = read_all(foreign->ca_cert);
+  auto cl = connect(f.rt, cfg);
+  REQUIRE(f.api.create(make_secret("default", "s1", {{"k", "v1"}})));
+  {
+    auto opts = watching();
+    opts.sync_timeout = std::chrono::milliseconds(200);
+    opts.backoff_initial = std::chrono::milliseconds(300);
+    secret_manager mgr{f.rt, *cl, opts};
+    REQUIRE(mgr.register_pod(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    REQUIRE(eventually([&] { return !failure_of(mgr, "s1").empty(); }));
+    auto msg = failure_of(mgr, "s1");
+    INFO(msg);
+    CHECK(msg.rfind("list secrets default/s1: ", 0) == 0);
+    CHECK(msg.find("certificate") != std::string::npos);
+    CHECK(msg.find(good_token) == std::string::npos);
+    // The read fails (the object never synced), naming no value.
+    CHECK(value_of(mgr, "s1").rfind("error: ", 0) == 0);
+    // Not a fast retry: the reflector's backoff (300 ms, doubling, jitter
+    // upwards) spaces the attempts, so 1.5 s hold at most 4 of them.
+    auto first = std::chrono::steady_clock::now();
+    auto at_first = requests_with(cl->stats(), "GET 0");
+    REQUIRE(eventually(
+      [&] { return requests_with(cl->stats(), "GET 0") >= at_first + 2; }));
+    auto two_more = std::chrono::steady_clock::now() - first;
+    CHECK(two_more >= std::chrono::milliseconds(300 + 600 - 50));
+    // Nothing reached the API: the handshake failed.
+    CHECK(counts_of(f.api).lists == 0);
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ a wrong token's 401 reaches the caller as an error") {
+  tls_front f;
+  auto path = f.dir.path + "/wrong.kubeconfig";
+  REQUIRE(wire::write_kubeconfig(path, f.server_kc("tok-wrong")));
+  auto cl = connect(f.rt, load(path));
+  REQUIRE(f.api.create(make_secret("default", "s1", {{"k", "v1"}})));
+  {
+    auto opts = watching();
+    opts.sync_timeout = std::chrono::milliseconds(200);
+    opts.backoff_initial = std::chrono::milliseconds(300);
+    secret_manager mgr{f.rt, *cl, opts};
+    REQUIRE(mgr.register_pod(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    REQUIRE(eventually([&] { return !failure_of(mgr, "s1").empty(); }));
+    CHECK(failure_of(mgr, "s1") == "Unauthorized");
+    CHECK(value_of(mgr, "s1").rfind("error: ", 0) == 0);
+    CHECK(requests_with(cl->stats(), "GET 401") >= 1);
+    CHECK(counts_of(f.api).lists == 0);
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ a token file replaced after a 401 is read again") {
+  tls_front f;
+  auto token_path = f.dir.path + "/token";
+  write_file(token_path, "tok-expired\n");
+  auto path = f.kubeconfig_with_user("file.kubeconfig",
+                                     "    tokenFile: token\n");
+  auto cfg = load(path);
+  CHECK(cfg.token.empty());
+  CHECK(cfg.token_file == token_path);
+  cluster_options copts;
+  // Only the 401 makes the client read the file again within this test.
+  copts.http.token_file_reread = std::chrono::hours(1);
+  auto cl = connect(f.rt, cfg, copts);
+  REQUIRE(f.api.create(make_secret("default", "s1", {{"k", "v1"}})));
+  {
+    auto opts = watching();
+    opts.backoff_initial = std::chrono::milliseconds(100);
+    secret_manager mgr{f.rt, *cl, opts};
+    REQUIRE(mgr.register_pod(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    REQUIRE(eventually(
+      [&] { return requests_with(cl->stats(), "GET 401") >= 1; }));
+    // Counted on the I/O thread before the reflector has the failure.
+    CHECK(eventually([&] { return failure_of(mgr, "s1") == "Unauthorized"; }));
+    // The token rotates; the retry after the backoff reads the new one.
+    write_file(token_path, std::string{good_token} + "\n");
+    CHECK(eventually([&] { return value_of(mgr, "s1") == "v1"; }));
+    CHECK(failure_of(mgr, "s1").empty());
+    REQUIRE(f.api.update(make_secret("default", "s1", {{"k", "v2"}})));
+    CHECK(eventually([&] { return value_of(mgr, "s1") == "v2"; }));
+    auto st = cl->stats();
+    CHECK(requests_with(st, "GET 200") == 1);
+    CHECK(st.open_streams == 1);
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ more than 250 watches over TLS open a second connection") {
+  // The real server's (and podref's) 250 streams per connection: 260
+  // watches need two connections, and every one still syncs and follows.
+  tls_front f;
+  auto cl = connect(f.rt, load(f.kubeconfig));
+  const auto secrets = names("s", 260);
+  {
+    secret_manager mgr{f.rt, *cl, watching()};
+    sync_and_update(f.api, mgr, secrets);
+    REQUIRE(eventually([&] { return cl->stats().open_streams == 260; }));
+    auto st = cl->stats();
+    CHECK(st.connects == 2);
+    CHECK(st.http2_responses == 520);
+    CHECK(requests_with(st, "GET 200") == 260);
+    auto n = counts_of(f.api);
+    CHECK(n.lists == 260);
+    CHECK(n.watches == 260);
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ h2c watches beyond a connection's streams open more "
+          "connections, one at a time") {
+  // Both limits cut to 16 to keep this cheap: 40 watches need three
+  // connections; a burst of transfers past a full connection dials one
+  // more, not one each.
+  runtime rt;
+  api_server api{rt};
+  wire::http_server_options sopts;
+  sopts.max_streams = 16;
+  auto started = wire::http_server::start(rt.system(), api.current_actor(),
+                                          sopts);
+  REQUIRE(started);
+  auto front = std::move(started).value();
+  wire::client_config cfg;
+  cfg.server = front->url();
+  cfg.origin = "test";
+  cluster_options opts;
+  opts.http.plain_http = wire::plain_http_mode::h2_prior_knowledge;
+  opts.http.max_streams_per_connection = 16;
+  auto cl = connect(rt, cfg, opts);
+  const auto secrets = names("s", 40);
+  {
+    secret_manager mgr{rt, *cl, watching()};
+    sync_and_update(api, mgr, secrets);
+    REQUIRE(eventually([&] { return cl->stats().open_streams == 40; }));
+    auto st = cl->stats();
+    INFO("connects " << st.connects);
+    CHECK(st.connects >= 3);
+    CHECK(st.connects <= 4);
+    CHECK(st.http2_responses == 80);
+    CHECK(requests_with(st, "GET 200") == 40);
+    auto n = counts_of(api);
+    CHECK(n.lists == 40);
+    CHECK(n.watches == 40);
+  }
+  cl.reset();
+  front->stop();
+}
+
+// -- change notifications over the wire (docs/notifications.md) -----------------
+
+namespace {
+
+struct seen_change {
+  change_kind kind;
+  std::uint64_t rv;
+  std::uint64_t skipped;
+  std::string value;
+};
+
+/// What a subscription was called with, readable from the test's thread.
+struct recorder {
+  std::mutex mtx;
+  std::vector<seen_change> calls;
+
+  change_callback callback() {
+    return [this](const object_change& c) {
+      seen_change s{c.kind, c.resource_version, c.skipped, {}};
+      if (auto sec = c.object.as_secret()) {
+        auto i = sec->data.find("k");
+        if (i != sec->data.end())
+          s.value = i->second;
+      }
+      std::lock_guard<std::mutex> guard{mtx};
+      calls.push_back(std::move(s));
+    };
+  }
+
+  std::vector<seen_change> snapshot() {
+    std::lock_guard<std::mutex> guard{mtx};
+    return calls;
+  }
+
+  std::size_t size() {
+    std::lock_guard<std::mutex> guard{mtx};
+    return calls.size();
+  }
+};
+
+std::uint64_t rv_of(const result<api_object>& written) {
+  REQUIRE(written);
+  return written->resource_version();
+}
+
+} // namespace
+
+TEST_CASE("wire_ a subscription over the wire source gets every version in "
+          "order and the delete") {
+  tls_front f;
+  auto cl = connect(f.rt, load(f.kubeconfig));
+  auto first_rv = rv_of(f.api.create(make_secret("default", "s1", {{"k", "v0"}})));
+  {
+    secret_manager mgr{f.rt, *cl, watching()};
+    REQUIRE(mgr.register_pod_and_wait(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    recorder rec;
+    auto id = mgr.subscribe("default", "s1", rec.callback());
+    REQUIRE(id);
+    // The first call: the synced state.
+    REQUIRE(eventually([&] { return rec.size() == 1; }));
+    // One write at a time, each waited for: every version arrives, none
+    // skipped.
+    std::vector<std::uint64_t> written{first_rv};
+    for (int i = 1; i <= 5; ++i) {
+      written.push_back(rv_of(f.api.update(
+        make_secret("default", "s1", {{"k", "v" + std::to_string(i)}}))));
+      REQUIRE(eventually(
+        [&] { return rec.size() == static_cast<std::size_t>(i) + 1; }));
+    }
+    auto calls = rec.snapshot();
+    REQUIRE(calls.size() == 6);
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      INFO("call " << i);
+      CHECK(calls[i].kind == change_kind::updated);
+      CHECK(calls[i].rv == written[i]);
+      CHECK(calls[i].value == "v" + std::to_string(i));
+      CHECK(calls[i].skipped == 0);
+    }
+    // A burst of writes: in resourceVersion order, the last one delivered,
+    // and every version either called or counted as skipped.
+    std::uint64_t last = 0;
+    for (int i = 6; i < 26; ++i)
+      last = rv_of(f.api.update(
+        make_secret("default", "s1", {{"k", "v" + std::to_string(i)}})));
+    REQUIRE(eventually([&] {
+      auto c = rec.snapshot();
+      return c.back().rv == last;
+    }));
+    calls = rec.snapshot();
+    std::uint64_t offered = 0;
+    for (std::size_t i = 6; i < calls.size(); ++i) {
+      CHECK(calls[i].kind == change_kind::updated);
+      CHECK(calls[i].rv > calls[i - 1].rv);
+      offered += 1 + calls[i].skipped;
+    }
+    CHECK(offered == 20);
+    CHECK(calls.back().value == "v25");
+    // The delete arrives as a delete, after every version.
+    auto before = calls.size();
+    REQUIRE(f.api.remove(resource::secrets, "default", "s1"));
+    REQUIRE(eventually([&] { return rec.size() == before + 1; }));
+    calls = rec.snapshot();
+    CHECK(calls.back().kind == change_kind::deleted);
+    CHECK(calls.back().rv > last);
+    // All of it over one list and one watch.
+    auto n = counts_of(f.api);
+    CHECK(n.lists == 1);
+    CHECK(n.watches == 1);
+    mgr.unsubscribe(*id);
+  }
+  cl.reset();
+}
