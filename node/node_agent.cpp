@@ -21,6 +21,26 @@ namespace podref {
 
 namespace {
 
+/// `s` as a JSON string (quotes, backslashes and control characters
+/// escaped): names and uids come from the server.
+std::string json_quoted(const std::string& s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 bool is_optional(const std::optional<bool>& x) {
   return x.value_or(false);
 }
@@ -244,6 +264,8 @@ struct node_agent::impl {
   std::unordered_map<std::string, entry> registered;
   std::optional<std::chrono::seconds> last_ttl;
   bool ttl_known = false;
+  /// The uids a grace-0 DELETE was sent for (once per pod).
+  std::unordered_map<std::string, bool> confirmed;
 
   impl(runtime& r, cluster& c, const node_agent_options& o,
        node_agent_listener l)
@@ -334,6 +356,8 @@ struct node_agent::impl {
     const auto& p = *ev.pod.pod;
     if (ev.pod.is_terminal() || ev.pod.is_deleting()) {
       unregister(p.metadata.uid);
+      if (ev.pod.is_deleting() && options.confirm_deletes)
+        confirm_delete(p);
       return;
     }
     auto s = secrets->register_pod(p);
@@ -363,17 +387,73 @@ struct node_agent::impl {
     count_problems();
   }
 
-  /// GET /api/v1/nodes/N, and follows its TTL annotation (Cache).
-  void read_node_ttl() {
+  /// Sends the grace-0 DELETE of `p` (once); the reply is reported from
+  /// the I/O thread's handler through the queue-free listener path.
+  void confirm_delete(const pod& p) {
+    if (!confirmed.emplace(p.metadata.uid, true).second)
+      return;
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      ++stats.deletes_sent;
+    }
+    auto path = "/api/v1/namespaces/" + wire::detail::escape(p.metadata.ns)
+                + "/pods/" + wire::detail::escape(p.metadata.name);
+    std::string body = R"({"kind":"DeleteOptions","apiVersion":"v1",)"
+                       R"("gracePeriodSeconds":0,"preconditions":{"uid":)"
+                       + json_quoted(p.metadata.uid) + "}}";
+    auto r = call("DELETE", path, std::move(body));
+    std::vector<std::string> problems;
+    // 404: the pod is gone already; 409: another pod of that name now.
+    if (r.status != 200 && r.status != 202 && r.status != 404) {
+      problems.push_back(
+        wire::detail::error_of(r, "delete pod " + p.metadata.ns + "/"
+                                    + p.metadata.name)
+          .message);
+      std::lock_guard<std::mutex> guard{mtx};
+      ++stats.deletes_failed;
+    }
+    emit(node_agent_event::kind::deletion_confirmed, p.metadata.ns,
+         p.metadata.name, std::move(problems));
+  }
+
+  /// One request on the cluster's client, waited for (bounded).
+  wire::http_response call(std::string method, const std::string& path,
+                           std::string body = {}) {
     auto done = std::make_shared<std::promise<wire::http_response>>();
     auto reply = done->get_future();
     wire::http_client::handlers h;
     h.on_done = [done](wire::http_response r) { done->set_value(std::move(r)); };
-    source.client()->get("/api/v1/nodes/" + wire::detail::escape(options.node_name),
-                         std::move(h));
-    if (reply.wait_for(std::chrono::seconds(30)) != std::future_status::ready)
-      return;
-    auto r = reply.get();
+    if (method == "GET")
+      source.client()->get(path, std::move(h));
+    else
+      source.client()->send(std::move(method), path, std::move(body),
+                            std::move(h));
+    if (reply.wait_for(std::chrono::seconds(90)) != std::future_status::ready) {
+      wire::http_response none;
+      none.error = "no reply";
+      return none;
+    }
+    return reply.get();
+  }
+
+  /// POST /api/v1/nodes: the Node, as a kubelet registers it (201, or 409
+  /// when it exists already).
+  void register_node() {
+    const auto& n = options.node_name;
+    std::string body = R"({"kind":"Node","apiVersion":"v1","metadata":{"name":)"
+                       + json_quoted(n) + R"(,"labels":{"kubernetes.io/hostname":)"
+                       + json_quoted(n) + "}}}";
+    auto r = call("POST", "/api/v1/nodes", std::move(body));
+    std::vector<std::string> problems;
+    if (r.status != 201 && r.status != 200 && r.status != 409)
+      problems.push_back(wire::detail::error_of(r, "create node " + n).message);
+    emit(node_agent_event::kind::node_registered, "", n, std::move(problems));
+  }
+
+  /// GET /api/v1/nodes/N, and follows its TTL annotation (Cache).
+  void read_node_ttl() {
+    auto r = call("GET", "/api/v1/nodes/"
+                           + wire::detail::escape(options.node_name));
     std::optional<std::chrono::seconds> now;
     if (r.status == 200)
       if (auto n = wire::decode_node(r.body)) {
@@ -425,6 +505,8 @@ node_agent::node_agent(runtime& rt, cluster& c,
   mopts.node_ttl = x.ttl;
   x.secrets = std::make_unique<secret_manager>(rt, c, mopts);
   x.config_maps = std::make_unique<configmap_manager>(rt, c, mopts);
+  if (options.register_node)
+    x.register_node();
   if (mopts.strategy == strategy::cache)
     x.read_node_ttl();
   auto sopts = options.source;

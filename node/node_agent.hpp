@@ -13,6 +13,9 @@
 //   object or a missing key of a secretKeyRef / configMapKeyRef or of a
 //   volume's items (respecting `optional`) is reported for that pod with
 //   the kubelet's wording;
+// - with confirm_deletes, a pod with a deletionTimestamp is deleted with
+//   grace period 0 once unregistered (the kubelet does so once its
+//   containers stopped); with register_node the Node is created at start;
 // - under Cache, the Node's TTL annotation is read (GET /api/v1/nodes/N at
 //   start and every `recheck`) and followed.
 //
@@ -44,6 +47,13 @@ struct node_agent_options {
   /// How often registered pods' objects are read again, and (Cache) the
   /// Node's TTL annotation re-read.
   std::chrono::nanoseconds recheck = std::chrono::seconds(60);
+  /// Deletes a pod with a deletionTimestamp with grace period 0 (and its
+  /// uid as precondition), as the kubelet confirms a deletion once the
+  /// pod's containers stopped; without it such pods stay on the server.
+  bool confirm_deletes = false;
+  /// Creates the Node object at start (POST /api/v1/nodes; one that exists
+  /// already is fine), as hollow nodes do.
+  bool register_node = false;
 };
 
 /// What the agent did, for --json and the status line.
@@ -62,6 +72,11 @@ struct node_agent_event {
     synced,
     /// The Node's TTL annotation changed (Cache).
     node_ttl,
+    /// A grace-0 DELETE of a deleted pod was answered (`problems`: why it
+    /// failed, empty when it succeeded or the pod was gone already).
+    deletion_confirmed,
+    /// The Node was created or found (`problems`: why it was not).
+    node_registered,
   };
   kind what = kind::registered;
   std::string ns;
@@ -80,6 +95,9 @@ struct node_agent_stats {
   std::uint64_t reads = 0;
   std::uint64_t rejected_pods = 0;
   std::uint64_t source_failures = 0;
+  /// Grace-0 DELETEs sent, and those that failed.
+  std::uint64_t deletes_sent = 0;
+  std::uint64_t deletes_failed = 0;
   /// The pod source reconciled its first list and no failure since.
   bool synced = false;
   /// The pod source's counters.

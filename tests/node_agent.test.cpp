@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -72,6 +73,12 @@ struct events {
 TEST_CASE("the node agent registers the node's pods and reports what is "
           "missing as the kubelet does") {
   scripted_http_server srv{[](const std::string& path, int n) -> std::string {
+    if (path == "/api/v1/nodes")
+      return scripted_http_server::reply(
+        409, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+             R"("message":"nodes \"node1\" already exists","reason":"AlreadyExists","code":409})");
+    if (path == "/api/v1/namespaces/ns1/pods/p1")
+      return scripted_http_server::reply(200, pod_p1);
     bool watch = path.find("watch=true") != std::string::npos;
     if (path.rfind("/api/v1/pods?", 0) == 0) {
       if (!watch)
@@ -111,6 +118,8 @@ TEST_CASE("the node agent registers the node's pods and reports what is "
     opts.node_name = "node1";
     opts.managers.sync_timeout = std::chrono::seconds(10);
     opts.recheck = std::chrono::hours(1);
+    opts.confirm_deletes = true;
+    opts.register_node = true;
     node_agent agent{rt, **c, opts,
                      [&seen](const node_agent_event& ev) { seen.add(ev); }};
     auto registered = seen.wait(node_agent_event::kind::registered);
@@ -127,10 +136,26 @@ TEST_CASE("the node agent registers the node's pods and reports what is "
     auto gone = seen.wait(node_agent_event::kind::unregistered);
     REQUIRE(gone);
     CHECK(gone->name == "p1");
+    auto confirmed = seen.wait(node_agent_event::kind::deletion_confirmed);
+    REQUIRE(confirmed);
+    CHECK(confirmed->problems.empty());
+    auto node = seen.wait(node_agent_event::kind::node_registered);
+    REQUIRE(node);
+    CHECK(node->problems.empty());
     auto st = agent.stats();
+    CHECK(st.deletes_sent == 1);
     CHECK(st.registered_pods == 0);
     CHECK(st.synced);
     CHECK(st.reads == 3);
     CHECK(st.reads_failed == 2);
   }
+  auto paths = srv.paths();
+  CHECK(std::count(paths.begin(), paths.end(), "POST /api/v1/nodes") == 1);
+  auto del = std::find(paths.begin(), paths.end(),
+                       "DELETE /api/v1/namespaces/ns1/pods/p1");
+  REQUIRE(del != paths.end());
+  CHECK(std::count(del, paths.end(), *del) == 1);
+  CHECK(srv.bodies()[static_cast<std::size_t>(del - paths.begin())]
+        == R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,)"
+           R"("preconditions":{"uid":"u1"}})");
 }

@@ -16,6 +16,7 @@
 
 #include "node_endpoint.hpp"
 #include "podref/messages/strategy.hpp"
+#include "podref/messages/validation.hpp"
 #include "podref/node/node_agent.hpp"
 #include "podref/runtime/cluster.hpp"
 #include "podref/runtime/runtime.hpp"
@@ -41,6 +42,10 @@ const char* event_name(node_agent_event::kind k) {
       return "synced";
     case node_agent_event::kind::node_ttl:
       return "node_ttl";
+    case node_agent_event::kind::deletion_confirmed:
+      return "deletion_confirmed";
+    case node_agent_event::kind::node_registered:
+      return "node_registered";
   }
   return "unknown";
 }
@@ -102,6 +107,9 @@ std::string metrics_text(const node_agent_stats& st, const cluster_stats& cs,
   counter("podref_node_rejected_pods_total",
           "Pods refused by the decoder or the managers.",
           static_cast<double>(st.rejected_pods));
+  counter("podref_node_confirmed_deletes_total",
+          "Grace-0 DELETEs sent for pods being deleted.",
+          static_cast<double>(st.deletes_sent));
   counter("podref_node_pod_source_failures_total",
           "Failed lists and watches of the node's pods.",
           static_cast<double>(st.source_failures));
@@ -150,6 +158,11 @@ CLI::App* add_node_command(CLI::App& app, node_options& options) {
     ->capture_default_str();
   cmd->add_flag("--json", options.json,
                 "one JSON object a line per event instead of the status line");
+  cmd->add_flag("--confirm-deletes", options.confirm_deletes,
+                "delete pods with a deletionTimestamp with grace period 0, "
+                "as the kubelet confirms a deletion");
+  cmd->add_flag("--register-node", options.register_node,
+                "create the Node object at start");
   cmd->add_option("--metrics", options.metrics,
                   "serve /metrics, /healthz and /readyz on this loopback "
                   "ADDRESS:PORT (port 0 picks one)");
@@ -166,6 +179,10 @@ CLI::App* add_node_command(CLI::App& app, node_options& options) {
 
 int run_node_command(const node_options& options, std::ostream& out,
                      std::ostream& err) {
+  if (auto bad = object_name_problem(options.node_name)) {
+    err << "podref node: --node-name: " << *bad << '\n';
+    return 1;
+  }
   auto strat = parse_strategy(options.strategy);
   if (!strat) {
     err << "podref node: --strategy: " << strat.error().message << '\n';
@@ -195,6 +212,8 @@ int run_node_command(const node_options& options, std::ostream& out,
   node_agent_options opts;
   opts.node_name = options.node_name;
   opts.managers.strategy = *strat;
+  opts.confirm_deletes = options.confirm_deletes;
+  opts.register_node = options.register_node;
   opts.recheck = std::chrono::duration_cast<std::chrono::nanoseconds>(
     std::chrono::duration<double>(options.recheck_seconds));
   auto listener = [&](const node_agent_event& ev) {

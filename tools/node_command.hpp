@@ -22,6 +22,10 @@ struct node_options {
   std::string metrics;
   /// Seconds between rereads of the registered pods' objects.
   double recheck_seconds = 60;
+  /// Grace-0 DELETE of pods with a deletionTimestamp (hollow nodes need it).
+  bool confirm_deletes = false;
+  /// Create the Node object at start.
+  bool register_node = false;
   /// Stop after this many seconds (0: at SIGINT / SIGTERM only).
   double duration_seconds = 0;
 };

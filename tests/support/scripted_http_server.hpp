@@ -1,6 +1,6 @@
 // A scripted HTTP/1.1 server on 127.0.0.1 for wire client tests: each
 // request (one per connection) is answered with what `answer(path, n)`
-// returns, n counting the requests with that path's kind (watch or not)
+// returns (the path with its query; paths() records "METHOD path"), n counting the requests with that path's kind (watch or not)
 // from 1. An answer starting with "HOLD:" writes the rest and keeps the
 // connection open until the client leaves (an open watch). Header-only;
 // the tests that include it link Boost (tests/CMakeLists.txt: wire_*).
@@ -17,6 +17,7 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
@@ -54,6 +55,12 @@ public:
   std::vector<std::string> paths() {
     std::lock_guard<std::mutex> guard{mtx_};
     return paths_;
+  }
+
+  /// The request bodies, in the order of paths().
+  std::vector<std::string> bodies() {
+    std::lock_guard<std::mutex> guard{mtx_};
+    return bodies_;
   }
 
   static std::string chunk(const std::string& x) {
@@ -103,6 +110,21 @@ private:
       return;
     std::string head{boost::asio::buffers_begin(buf.data()),
                      boost::asio::buffers_end(buf.data())};
+    // The body (Content-Length only), after the head's end.
+    auto end = head.find("\r\n\r\n") + 4;
+    std::string body = head.substr(end);
+    head.resize(end);
+    auto cl = head.find("Content-Length: ");
+    if (cl == std::string::npos)
+      cl = head.find("content-length: ");
+    if (cl != std::string::npos) {
+      auto want = std::stoul(head.substr(cl + 16));
+      if (want > body.size()) {
+        std::string rest(want - body.size(), '\0');
+        boost::asio::read(s, boost::asio::buffer(rest), ec);
+        body += rest;
+      }
+    }
     auto start = head.find(' ') + 1;
     auto path = head.substr(start, head.find(' ', start) - start);
     bool is_watch = path.find("watch=true") != std::string::npos;
@@ -111,6 +133,7 @@ private:
       std::lock_guard<std::mutex> guard{mtx_};
       n = is_watch ? ++watches_ : ++others_;
       paths_.push_back(head.substr(0, start) + path);
+      bodies_.push_back(body);
     }
     auto out = answer_(path, n);
     bool hold = out.rfind("HOLD:", 0) == 0;
@@ -136,6 +159,7 @@ private:
   int watches_ = 0;
   int others_ = 0;
   std::vector<std::string> paths_;
+  std::vector<std::string> bodies_;
 };
 
 } // namespace podref::test
