@@ -54,6 +54,10 @@ const caf::actor& cluster::actor() const noexcept {
   return impl_->source;
 }
 
+const std::shared_ptr<wire::http_client>& cluster::client() const noexcept {
+  return impl_->client;
+}
+
 cluster_stats cluster::stats() const {
   cluster_stats out;
   auto http = impl_->client->stats();

@@ -70,6 +70,10 @@ public:
 
   cluster_stats stats() const;
 
+  /// The HTTP client, for more requests over the same connections (the
+  /// node agent's pod source and Node reads).
+  const std::shared_ptr<wire::http_client>& client() const noexcept;
+
   struct impl;
 
 private:

@@ -9,6 +9,7 @@
 #include "podref/version.hpp"
 #include "apiserver_command.hpp"
 #include "bench_command.hpp"
+#include "node_command.hpp"
 #include "refs_command.hpp"
 #include "simulate_command.hpp"
 
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
   auto* simulate_cmd = podref::cli::add_simulate_command(app, simulate);
   podref::cli::apiserver_options apiserver;
   auto* apiserver_cmd = podref::cli::add_apiserver_command(app, apiserver);
+  podref::cli::node_options node;
+  auto* node_cmd = podref::cli::add_node_command(app, node);
 
   try {
     app.parse(argc, argv);
@@ -66,5 +69,7 @@ int main(int argc, char** argv) {
     return podref::cli::run_simulate_command(simulate, std::cout, std::cerr);
   if (*apiserver_cmd)
     return podref::cli::run_apiserver_command(apiserver, std::cout, std::cerr);
+  if (*node_cmd)
+    return podref::cli::run_node_command(node, std::cout, std::cerr);
   return 0;
 }

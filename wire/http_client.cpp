@@ -66,6 +66,8 @@ struct http_client::impl {
     // curl's detail of a failure ("SSL certificate problem: ...").
     char detail[CURL_ERROR_SIZE] = {};
     impl* owner = nullptr;
+    std::string method = "GET";
+    std::string body; // sent by POST (libcurl reads it in place)
 
     ~transfer() {
       if (easy)
@@ -80,6 +82,8 @@ struct http_client::impl {
     std::string path;
     handlers h;
     std::chrono::milliseconds timeout;
+    std::string method = "GET";
+    std::string body;
   };
 
   client_config config;
@@ -351,7 +355,22 @@ struct http_client::impl {
     curl_easy_setopt(e, CURLOPT_URL, url.c_str());
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->detail);
-    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    t->method = std::move(q.method);
+    t->body = std::move(q.body);
+    if (t->method == "GET") {
+      curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    } else if (t->method == "POST") {
+      curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
+      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(t->body.size()));
+    } else {
+      curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, t->method.c_str());
+      if (!t->body.empty()) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+                         static_cast<curl_off_t>(t->body.size()));
+      }
+    }
     curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.c_str());
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &impl::on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
@@ -401,6 +420,9 @@ struct http_client::impl {
       }
     }
     t->headers = curl_slist_append(t->headers, "Accept: application/json");
+    if (!t->body.empty())
+      t->headers = curl_slist_append(t->headers,
+                                     "Content-Type: application/json");
     // Never over plain http (start() refuses such a config; this keeps it
     // true however the config was built).
     if (!config.plain_http()) {
@@ -465,7 +487,7 @@ struct http_client::impl {
       // A transfer that failed (even after its status line) counts as 0.
       auto code_seen = t->res.error.empty() ? t->res.status : 0;
       std::lock_guard<std::mutex> guard{stats_mutex};
-      ++requests["GET " + std::to_string(code_seen)];
+      ++requests[t->method + " " + std::to_string(code_seen)];
     }
     if (t->h.on_done)
       t->h.on_done(std::move(t->res));
@@ -561,7 +583,21 @@ http_client::request_id http_client::get(std::string path_and_query,
   {
     std::lock_guard<std::mutex> guard{impl_->queue_mutex};
     impl_->to_add.push_back(
-      {id, std::move(path_and_query), std::move(h), timeout});
+      {id, std::move(path_and_query), std::move(h), timeout, "GET", {}});
+  }
+  curl_multi_wakeup(impl_->multi);
+  return id;
+}
+
+http_client::request_id http_client::send(std::string method,
+                                          std::string path_and_query,
+                                          std::string body, handlers h) {
+  auto id = impl_->next_id++;
+  {
+    std::lock_guard<std::mutex> guard{impl_->queue_mutex};
+    impl_->to_add.push_back({id, std::move(path_and_query), std::move(h),
+                             std::chrono::milliseconds{0}, std::move(method),
+                             std::move(body)});
   }
   curl_multi_wakeup(impl_->multi);
   return id;

@@ -114,6 +114,11 @@ public:
   request_id get(std::string path_and_query, handlers h,
                  std::chrono::milliseconds timeout = {});
 
+  /// Queues a request of `method` (POST, DELETE, ...) with a JSON `body`
+  /// (none when empty), within options.request_timeout. Any thread.
+  request_id send(std::string method, std::string path_and_query,
+                  std::string body, handlers h);
+
   /// Removes a transfer; its handlers are not called after the I/O thread
   /// has processed this (one already running finishes first). Any thread.
   void cancel(request_id id);

@@ -18,6 +18,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "podref/messages/actor_types.hpp"
+#include "podref/wire/detail/request_rules.hpp"
 #include "podref/wire/http_client.hpp"
 #include "podref/wire/wire_decode.hpp"
 
@@ -28,28 +29,15 @@ namespace podref::wire {
 
 namespace {
 
+using detail::error_of;
+using detail::escape;
+
 using req_done_atom = caf::atom_constant<caf::atom("ws_done")>;
 using line_atom = caf::atom_constant<caf::atom("ws_line")>;
 using stream_done_atom = caf::atom_constant<caf::atom("ws_sdone")>;
 using run_atom = caf::atom_constant<caf::atom("ws_run")>;
 
 enum class call_kind : std::uint8_t { get, list, watch };
-
-/// Percent-encodes all but RFC 3986's unreserved characters.
-std::string escape(std::string_view s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
-  return out;
-}
 
 /// A get or list waiting for its reply.
 struct pending_call {
@@ -90,8 +78,7 @@ struct source_state {
   std::shared_ptr<http_client> client;
   wire_source_options options;
   std::shared_ptr<wire_source_counters> counters;
-  double tokens = 0;
-  std::chrono::steady_clock::time_point refilled_at;
+  detail::token_bucket bucket{0, 0};
   std::unordered_map<std::uint64_t, pending_call> calls;
   std::unordered_map<watch_id, open_watch> watches;
   std::uint64_t next_call = 1;
@@ -104,23 +91,14 @@ struct source_state {
         client->cancel(w.http);
   }
 
-  /// Takes a token; the time to wait for it (zero: go now).
+  /// Takes a token; the time to wait for it (zero: go now), counted.
   caf::timespan reserve() {
-    if (options.qps <= 0)
-      return caf::timespan{0};
-    auto now = std::chrono::steady_clock::now();
-    std::chrono::duration<double> elapsed = now - refilled_at;
-    refilled_at = now;
-    tokens = std::min<double>(options.burst, tokens + elapsed.count()
-                                                        * options.qps);
-    tokens -= 1;
-    if (tokens >= 0)
-      return caf::timespan{0};
-    auto wait = std::chrono::duration<double>(-tokens / options.qps);
-    auto ns = std::chrono::duration_cast<caf::timespan>(wait);
-    ++counters->throttled;
-    counters->throttled_wait_ns += static_cast<std::uint64_t>(ns.count());
-    return ns;
+    auto ns = bucket.reserve();
+    if (ns.count() > 0) {
+      ++counters->throttled;
+      counters->throttled_wait_ns += static_cast<std::uint64_t>(ns.count());
+    }
+    return std::chrono::duration_cast<caf::timespan>(ns);
   }
 };
 
@@ -161,38 +139,6 @@ std::string watch_path(const open_watch& w, std::uint64_t timeout_s) {
          + "?allowWatchBookmarks=true&fieldSelector=metadata.name%3D"
          + escape(w.name) + "&resourceVersion=" + escape(w.rv)
          + "&timeoutSeconds=" + std::to_string(timeout_s) + "&watch=true";
-}
-
-/// The error of a non-200 reply (or of no reply).
-error_info error_of(const http_response& r, const std::string& subject) {
-  if (r.status == 0)
-    return {errc::unavailable, subject + ": " + r.error};
-  auto st = decode_status(r.body);
-  std::string msg = st ? st->message : std::string{};
-  if (msg.empty())
-    msg = subject + ": the server answered HTTP " + std::to_string(r.status);
-  if (r.status == 404)
-    return {errc::not_found, msg};
-  if (r.status == 410)
-    return {errc::expired, msg};
-  // "Too large resource version": the reflector relists from "" (as for 410).
-  if (r.status == 504 && st && st->reason == "Timeout"
-      && msg.find("resource version") != std::string::npos)
-    return {errc::expired, msg};
-  return {errc::unavailable, msg};
-}
-
-caf::timespan retry_after(const http_response& r,
-                          const wire_source_options& opts) {
-  long secs = 1;
-  try {
-    if (!r.retry_after.empty())
-      secs = std::stol(r.retry_after);
-  } catch (...) {
-    secs = 1;
-  }
-  secs = std::clamp<long>(secs, 0, opts.max_retry_after.count());
-  return std::chrono::seconds(secs);
 }
 
 void send_call(source_actor* self, std::uint64_t key) {
@@ -298,7 +244,8 @@ void on_call_done(source_actor* self, std::uint64_t key, http_response& r) {
   if (r.status == 429 && c.throttle_retries < st.options.max_throttle_retries) {
     ++c.throttle_retries;
     ++st.counters->retried_429;
-    pace(self, c.kind, key, retry_after(r, st.options));
+    pace(self, c.kind, key,
+         detail::retry_after(r, st.options.max_retry_after));
     return;
   }
   if (r.status != 200 || !r.error.empty()) {
@@ -347,8 +294,7 @@ caf::behavior wire_source(source_actor* self,
   st.client = std::move(client);
   st.options = options;
   st.counters = std::move(counters);
-  st.tokens = options.burst;
-  st.refilled_at = std::chrono::steady_clock::now();
+  st.bucket = detail::token_bucket{options.qps, options.burst};
   auto start_call = [self](call_kind kind, resource res, std::string& ns,
                            std::string& name, std::string& rv) {
     auto& s = self->state;
