@@ -46,9 +46,11 @@ std::uint64_t ticket_of(std::uint64_t tag) noexcept {
 } // namespace
 
 command_inbox::command_inbox(std::size_t max_unapplied, std::size_t ring_slots,
-                             std::size_t yield_above)
+                             std::size_t yield_above,
+                             std::size_t max_unapplied_releases)
   : max_unapplied_(static_cast<std::int64_t>(max_unapplied)),
     yield_above_(static_cast<std::int64_t>(yield_above)),
+    max_releases_(static_cast<std::int64_t>(max_unapplied_releases)),
     mask_(ring_size(max_unapplied, ring_slots) - 1),
     ring_(new slot[mask_ + 1]) {
   for (std::uint64_t i = 0; i <= mask_; ++i) {
@@ -77,9 +79,14 @@ bool command_inbox::push(command::kind what, pod_registration_ptr reg) {
     if (max_unapplied_ > 0 && backlog >= max_unapplied_
         && !closed_.load(std::memory_order_relaxed))
       wait_for_room();
+    else if (what == command::kind::unreg && release_heavy(backlog)
+             && !closed_.load(std::memory_order_relaxed))
+      wait_for_releases();
     else if (yield_above_ > 0 && backlog > yield_above_)
       yield_to_consumer();
   }
+  if (what == command::kind::unreg)
+    releases_.fetch_add(1, std::memory_order_relaxed);
   const auto* x = reg.get();
   auto& link = x->transit();
   // A registration waits in one inbox at a time: a second push would
@@ -122,6 +129,39 @@ void command_inbox::wait_for_room() {
   waiters_.fetch_sub(1);
 }
 
+bool command_inbox::release_heavy(std::int64_t backlog) const noexcept {
+  if (max_releases_ <= 0)
+    return false;
+  auto releases = unapplied_releases();
+  return releases >= max_releases_ && releases * 8 >= backlog * 7;
+}
+
+void command_inbox::wait_for_releases() {
+  waits_.fetch_add(1, std::memory_order_relaxed);
+  std::unique_lock<std::mutex> guard{room_lock_};
+  waiters_.fetch_add(1); // seq_cst with applied(), as in wait_for_room()
+  room_.wait(guard, [this] {
+    if (closed_.load())
+      return true;
+    auto releases = static_cast<std::int64_t>(releases_.load()
+                                              - releases_applied_.load());
+    auto backlog = static_cast<std::int64_t>(tickets_.load()
+                                             - applied_.load());
+    return releases <= max_releases_ / 2 || releases * 8 < backlog * 7;
+  });
+  guard.unlock();
+  waiters_.fetch_sub(1);
+}
+
+bool command_inbox::room() const noexcept {
+  auto backlog = unapplied();
+  if (max_unapplied_ > 0 && backlog <= max_unapplied_ / 2)
+    return true;
+  auto releases = unapplied_releases();
+  return max_releases_ > 0
+         && (releases <= max_releases_ / 2 || releases * 8 < backlog * 7);
+}
+
 void command_inbox::yield_to_consumer() noexcept {
   if (++lagging_pushes % 4 != 0 || closed_.load(std::memory_order_relaxed))
     return;
@@ -144,6 +184,8 @@ void command_inbox::take(const pod_registration* x, command& out) noexcept {
   auto& link = x->transit();
   out.what = static_cast<command::kind>(link.tag & 1);
   out.reg = std::move(link.self);
+  if (out.what == command::kind::unreg)
+    ++releases_popped_;
   ++next_;
 }
 
@@ -201,8 +243,9 @@ void command_inbox::applied(std::size_t n) {
   // either it sees this waiter or the waiter's predicate sees the count.
   if (yield_above_ > 0)
     consumer_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
+  releases_applied_.store(releases_popped_, std::memory_order_relaxed);
   applied_.store(applied_.load(std::memory_order_relaxed) + n);
-  if (waiters_.load() > 0 && unapplied() <= max_unapplied_ / 2) {
+  if (waiters_.load() > 0 && room()) {
     std::lock_guard<std::mutex> guard{room_lock_};
     room_.notify_all();
   }

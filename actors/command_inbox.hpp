@@ -29,6 +29,19 @@
 // scheduler's workers, which run the consumer) never wait: a worker waiting
 // for the manager could be the thread the manager needs.
 //
+// Release back-pressure: stopping an object's actor costs the engine
+// several times what the caller's unregister_pod costs, so callers that
+// release many pods in a row (a node draining) leave the manager and the
+// reflectors far behind, and the objects' actors keep running well after
+// the last call returned. An inbox may therefore also bound the
+// unregistrations waiting: an unregister pushed while at least
+// `max_unapplied_releases` of them are unapplied and they make up 7/8 of
+// the backlog or more waits until they are down to half the bound (or no
+// longer most of the backlog). Registrations never wait for it, nor do
+// unregistrations mixed with registrations (churn), whose work the
+// manager catches up with cheaply; a release-heavy backlog is what drains
+// slowly.
+//
 // Giving way: with more busy threads than cores, the kernel shares each core
 // evenly between the threads on it, and the manager, one thread applying
 // the commands of every caller, gets no more than each caller: at two
@@ -86,10 +99,13 @@ public:
   /// An inbox whose callers wait above `max_unapplied` commands (0: never),
   /// with a ring of `ring_slots` (rounded up to a power of two; 0: enough
   /// for the bound, 64k for an unbounded inbox), whose callers give way to
-  /// the consumer above `yield_above` commands (0: never; see above).
+  /// the consumer above `yield_above` commands (0: never), and whose
+  /// unregistrations wait above `max_unapplied_releases` unapplied ones
+  /// making up most of the backlog (0: never; see above).
   explicit command_inbox(std::size_t max_unapplied = 0,
                          std::size_t ring_slots = 0,
-                         std::size_t yield_above = 0);
+                         std::size_t yield_above = 0,
+                         std::size_t max_unapplied_releases = 0);
 
   command_inbox(const command_inbox&) = delete;
   command_inbox& operator=(const command_inbox&) = delete;
@@ -113,6 +129,14 @@ public:
     return static_cast<std::int64_t>(tickets_.load(std::memory_order_relaxed)
                                      - applied_.load(
                                        std::memory_order_relaxed));
+  }
+
+  /// Unregistrations pushed and not yet applied (an estimate while pushes
+  /// and applies go on).
+  std::int64_t unapplied_releases() const noexcept {
+    return static_cast<std::int64_t>(
+      releases_.load(std::memory_order_relaxed)
+      - releases_applied_.load(std::memory_order_relaxed));
   }
 
   /// Callers that waited for room (for stats and tests).
@@ -180,7 +204,8 @@ public:
   /// wakes the consumer, go on.
   bool park() noexcept;
 
-  /// The consumer applied `n` commands it popped.
+  /// The consumer applied `n` commands it popped; the unregistrations
+  /// among all it popped so far count as applied from now on.
   void applied(std::size_t n);
 
 private:
@@ -194,6 +219,15 @@ private:
   static constexpr std::uint64_t nobody = ~std::uint64_t{0};
 
   void wait_for_room();
+
+  /// Whether an unregistration pushed now waits (release back-pressure).
+  bool release_heavy(std::int64_t backlog) const noexcept;
+
+  /// Waits until release_heavy() no longer holds at half the bound.
+  void wait_for_releases();
+
+  /// Whether a waiting caller may go on (either kind of wait).
+  bool room() const noexcept;
 
   /// Yields the core if the consumer lags and last ran on it ("Giving
   /// way" above; the readers' give_way.hpp yields by another signal).
@@ -218,6 +252,8 @@ private:
 
   /// Tickets drawn (written by callers only).
   alignas(64) std::atomic<std::uint64_t> tickets_{0};
+  /// Unregistrations pushed (by callers, next to the tickets they draw).
+  std::atomic<std::uint64_t> releases_{0};
   /// The ticket the parked consumer waits for, or nobody.
   std::atomic<std::uint64_t> waiting_for_{0};
   /// Registrations whose slot was taken, newest first, linked through
@@ -227,6 +263,7 @@ private:
   /// on (-1: none yet). Written by the consumer only, once per batch; on
   /// the line a push reads anyway.
   alignas(64) std::atomic<std::uint64_t> applied_{0};
+  std::atomic<std::uint64_t> releases_applied_{0};
   std::atomic<int> consumer_cpu_{-1};
   /// Callers inside wait_for_room(); the consumer locks only when nonzero.
   alignas(64) std::atomic<int> waiters_{0};
@@ -236,6 +273,7 @@ private:
   std::atomic<std::uint64_t> yields_{0};
   const std::int64_t max_unapplied_;
   const std::int64_t yield_above_;
+  const std::int64_t max_releases_;
   const std::uint64_t mask_;
   std::unique_ptr<slot[]> ring_;
   std::mutex room_lock_;
@@ -243,6 +281,8 @@ private:
   /// The consumer's: the next ticket, and the spilled commands it took
   /// from spill_, the smallest ticket last.
   alignas(64) std::uint64_t next_ = 0;
+  /// Unregistrations popped (published by applied()).
+  std::uint64_t releases_popped_ = 0;
   std::vector<const pod_registration*> spilled_taken_;
 };
 

@@ -126,7 +126,8 @@ struct engine::impl_state {
         throw std::invalid_argument("podref's facade offers only the watch "
                                     "strategy, not "
                                     + opts.strategy);
-      return std::make_unique<podref_subject>(rt, server, opts.coalesce);
+      return std::make_unique<podref_subject>(rt, server, opts.coalesce,
+                                              opts.max_unapplied_releases);
     }
     if (impl != "baseline")
       throw std::invalid_argument("unknown implementation: " + impl);

@@ -84,6 +84,8 @@ struct bench_options {
   double ttl_seconds = 60;
   /// podref's manager_options::coalesce (default: the facade's).
   std::chrono::nanoseconds coalesce = manager_options{}.coalesce;
+  /// podref's manager_options::max_unapplied_releases.
+  std::size_t max_unapplied_releases = manager_options{}.max_unapplied_releases;
   /// Receives a one-line status about every 100 ms; may be empty.
   std::function<void(const std::string&)> progress;
   /// Receives each result as soon as it is measured, before the subject

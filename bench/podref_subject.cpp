@@ -8,18 +8,22 @@ namespace podref::bench {
 
 namespace {
 
-manager_options options_with(std::chrono::nanoseconds coalesce) {
+manager_options options_with(std::chrono::nanoseconds coalesce,
+                             std::size_t max_unapplied_releases) {
   manager_options opts;
   opts.coalesce = coalesce;
+  opts.max_unapplied_releases = max_unapplied_releases;
   return opts;
 }
 
 } // namespace
 
 podref_subject::podref_subject(runtime& rt, api_server& server,
-                               std::chrono::nanoseconds coalesce)
-  : mgr_(std::make_unique<object_manager>(rt, server, resource::secrets,
-                                          options_with(coalesce))) {
+                               std::chrono::nanoseconds coalesce,
+                               std::size_t max_unapplied_releases)
+  : mgr_(std::make_unique<object_manager>(
+      rt, server, resource::secrets,
+      options_with(coalesce, max_unapplied_releases))) {
   // nop
 }
 

@@ -16,9 +16,11 @@ namespace podref::bench {
 
 class podref_subject : public subject {
 public:
-  /// A Secret manager over `server` (manager_options::coalesce given).
+  /// A Secret manager over `server` (manager_options::coalesce and
+  /// max_unapplied_releases given).
   podref_subject(runtime& rt, api_server& server,
-                 std::chrono::nanoseconds coalesce);
+                 std::chrono::nanoseconds coalesce,
+                 std::size_t max_unapplied_releases);
 
   ~podref_subject() override;
 

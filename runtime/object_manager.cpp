@@ -78,7 +78,8 @@ struct object_manager::impl {
       // it, so its calls never wait (nor yield).
       inbox(std::make_shared<detail::command_inbox>(
         deterministic ? 0 : opts.max_unapplied, 0,
-        deterministic ? 0 : opts.yield_above)),
+        deterministic ? 0 : opts.yield_above,
+        deterministic ? 0 : opts.max_unapplied_releases)),
       source(caf::actor_cast<object_source_actor>(src)),
       resolve(std::move(resolve)),
       changes(std::make_shared<detail::change_hub>(opts.notify_executor,

@@ -77,6 +77,14 @@ struct manager_options : engine_settings {
   /// manager); with the embedder's actor system, do not call them from its
   /// actors unless this is zero.
   std::size_t max_unapplied = 65536;
+  /// Release back-pressure: unregister_pod called while at least this many
+  /// unregistrations are unapplied and they make up 7/8 of the backlog or
+  /// more waits until the manager has applied half of them
+  /// (actors/command_inbox.hpp). A node that releases pods in a row then
+  /// keeps its reflectors stopping at the pace of its calls instead of
+  /// leaving them running long after the last call; registrations and
+  /// churn never wait for it. Zero: never.
+  std::size_t max_unapplied_releases = 1024;
   /// Giving way: while more than this many commands are unapplied, calls
   /// of register_pod / unregister_pod running on the core the manager last
   /// ran on yield it now and then (sched_yield), so that with more busy

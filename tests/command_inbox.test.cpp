@@ -310,6 +310,49 @@ TEST_CASE("a caller over the bound waits until half the backlog is applied") {
   CHECK(take_names(box) == std::vector<std::string>{"pod-8"});
 }
 
+TEST_CASE("an unregistration waits while releases fill the backlog") {
+  constexpr int bound = 8;
+  command_inbox box{0, 0, 0, bound};
+  for (int i = 0; i < bound; ++i)
+    box.push(command::kind::unreg, reg(i));
+  CHECK(box.waits() == 0);
+  CHECK(box.unapplied_releases() == bound);
+  std::atomic<bool> pushed{false};
+  std::thread caller{[&] {
+    box.push(command::kind::unreg, reg(bound));
+    pushed = true;
+  }};
+  wait_until([&] { return box.waits() == 1; });
+  // Applying down to just above half the bound keeps the caller waiting...
+  command cmd;
+  for (int i = 0; i < bound / 2 - 1; ++i)
+    REQUIRE(box.try_pop(cmd));
+  box.applied(bound / 2 - 1);
+  CHECK_FALSE(pushed.load());
+  // ... half releases it.
+  REQUIRE(box.try_pop(cmd));
+  box.applied(1);
+  caller.join();
+  CHECK(pushed.load());
+  CHECK(box.unapplied_releases() == bound / 2 + 1);
+}
+
+TEST_CASE("registrations and mixed backlogs never wait for releases") {
+  constexpr int bound = 4;
+  command_inbox box{0, 0, 0, bound};
+  for (int i = 0; i < bound; ++i)
+    box.push(command::kind::unreg, reg(i));
+  // A registration never waits for the release bound...
+  box.push(command::kind::reg, reg(bound));
+  // ... and with it in the backlog, releases make up less than 7/8 of it:
+  // an unregistration goes on as well (churn).
+  box.push(command::kind::unreg, reg(bound + 1));
+  CHECK(box.waits() == 0);
+  CHECK(box.unapplied() == bound + 2);
+  CHECK(box.unapplied_releases() == bound + 1);
+  CHECK(take_names(box).size() == bound + 2);
+}
+
 TEST_CASE("close releases waiting callers and later pushes never wait") {
   constexpr int bound = 4;
   command_inbox box{bound};

@@ -143,13 +143,74 @@ TEST_CASE("anchors defined in unknown fields still serve kept fields") {
   CHECK(spec.containers[1].name == "d");
 }
 
-TEST_CASE("a decoded kind after a skipped one in the same document fails") {
-  CHECK(error_of("kind: Service\nmetadata: {name: a}\nkind: Pod\n")
-        == "test.yaml: line 3: kind \"Pod\" repeats the kind key after a "
-           "kind that is not decoded");
-  // A repeated skipped kind, or a repeated decoded one, is no error.
-  CHECK(decode("kind: Service\nkind: Ingress\n").ok());
-  CHECK(decode("kind: Secret\nkind: Node\nmetadata: {name: n}\n")
-          .objects.size()
-        == 1);
+// A Service and a Pod without the `---` between them: kubectl (1.32,
+// `kubectl annotate --local -f`) reads one map in which each key keeps its
+// last value, a Pod with the Pod's metadata and spec. The document is
+// parsed again keeping what the skipped kind dropped, and decodes so too.
+TEST_CASE("a decoded kind after a skipped one decodes with the last keys") {
+  const std::string service
+    = "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n"
+      "spec:\n  ports: [{port: 80}]\n";
+  const std::string pod_part
+    = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
+      "  containers:\n  - name: c\n    image: i\n"
+      "    envFrom: [{secretRef: {name: s}}]\n";
+  SECTION("YAML") {
+    auto result = decode(service + pod_part);
+    INFO(errors_text(result));
+    REQUIRE(result.ok());
+    REQUIRE(result.objects.size() == 1);
+    const auto& p = first_pod(result);
+    CHECK(p.metadata.name == "p");
+    REQUIRE(p.spec.containers.size() == 1);
+    CHECK(p.spec.containers[0].env_from.size() == 1);
+  }
+  SECTION("JSON") {
+    auto result = decode(
+      R"({"kind": "Service", "metadata": {"name": "svc"},
+          "spec": {"ports": [{"port": 80}]},
+          "kind": "Pod", "metadata": {"name": "p"},
+          "spec": {"containers": [{"name": "c", "image": "i"}]}})");
+    INFO(errors_text(result));
+    REQUIRE(result.ok());
+    REQUIRE(result.objects.size() == 1);
+    CHECK(first_pod(result).metadata.name == "p");
+  }
+  SECTION("the documents around it decode as before, with their lines") {
+    auto text = "kind: Secret\nmetadata: {name: a}\n---\n" + service
+                + pod_part + "---\nkind: Service\n"
+                + repeated("x: [1]\n", 1) + "---\nkind: Pod\n"
+                + "metadata: {name: q}\nspec: {containers: [{name: c, "
+                  "image: i}]}\n---\nkind: Pod\nmetadata: {name: [}\n";
+    auto result = decode(text);
+    REQUIRE(result.errors.size() == 1);
+    INFO(errors_text(result));
+    // The syntax error sits on the last line, line 28 of the whole text.
+    CHECK(result.errors.front().rfind("test.yaml: line 28:", 0) == 0);
+    std::vector<std::string> pods;
+    for (const auto& x : result.objects)
+      if (const auto* p = std::get_if<pod_ptr>(&x.object))
+        pods.push_back((*p)->metadata.name);
+    CHECK(pods == std::vector<std::string>{"p", "q"});
+  }
+  SECTION("a later skipped kind still keeps only its kind") {
+    auto text = service + pod_part + "---\nkind: Deployment2\nx:\n"
+                + repeated("  - {a: 1}\n", 1000);
+    CHECK(kept_values(text, false).back() == 2);
+  }
+  SECTION("the alias limit counts the document once") {
+    manifest_limits limits;
+    limits.max_alias_values = 6;
+    // The anchor and its alias copy 3 values each (the map, its key and
+    // its value): 6 in all, 12 if the document parsed again counted twice.
+    auto text = "kind: Service\nmetadata: &m {name: p}\nkind: Pod\n"
+                "x: *m\n";
+    CHECK(kept_values(text, false, limits).size() == 1);
+  }
+  SECTION("a repeated skipped kind, or a repeated decoded one, as before") {
+    CHECK(decode("kind: Service\nkind: Ingress\n").ok());
+    CHECK(decode("kind: Secret\nkind: Node\nmetadata: {name: n}\n")
+            .objects.size()
+          == 1);
+  }
 }

@@ -61,6 +61,11 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
                  "them this many microseconds later (0: at once)")
     ->check(CLI::Range(0.0, 1000000.0))
     ->capture_default_str();
+  cmd
+    ->add_option("--max-unapplied-releases", options.max_unapplied_releases,
+                 "podref: unregistrations wait while this many are "
+                 "unapplied and make up most of the backlog (0: never)")
+    ->capture_default_str();
   cmd->add_option("--manifests", options.manifests,
                   "Directory of manifests (soak)")
     ->type_name("DIR")
@@ -121,6 +126,7 @@ int run_bench_command(const bench_options& options, std::ostream& out,
   opts.ttl_seconds = options.ttl;
   opts.coalesce = std::chrono::duration_cast<std::chrono::nanoseconds>(
     std::chrono::duration<double, std::micro>(options.coalesce_us));
+  opts.max_unapplied_releases = options.max_unapplied_releases;
   bool tty = ::isatty(STDERR_FILENO) == 1;
   if (tty)
     opts.progress = [&err](const std::string& line) {

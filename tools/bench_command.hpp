@@ -37,6 +37,9 @@ struct bench_options {
   double coalesce_us
     = std::chrono::duration<double, std::micro>(manager_options{}.coalesce)
         .count();
+  /// podref's manager_options::max_unapplied_releases.
+  std::size_t max_unapplied_releases
+    = manager_options{}.max_unapplied_releases;
   bool json = false;
   bool csv = false;
   /// PNG to draw throughput against threads into; empty: no plot.

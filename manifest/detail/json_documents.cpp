@@ -75,9 +75,11 @@ std::string parser_message(const json::exception& e) {
 /// line in the whole text.
 class dom_builder final : public nlohmann::json_sax<json> {
 public:
+  /// `skip_kinds`: whether a skipped kind drops the document (see
+  /// repeated_kind_error).
   dom_builder(std::string_view text, std::size_t offset,
-              const manifest_limits& limits)
-    : text_(text), offset_(offset), limits_(limits) {
+              const manifest_limits& limits, bool skip_kinds)
+    : text_(text), offset_(offset), limits_(limits), skip_kinds_(skip_kinds) {
     // nop
   }
 
@@ -162,7 +164,8 @@ private:
   void open(json empty) {
     if (stack_.empty()) {
       root_ = std::move(empty);
-      stack_.push_back(frame{&root_, keep_document(limits_.keep_documents)});
+      stack_.push_back(
+        frame{&root_, keep_document(limits_.keep_documents, skip_kinds_)});
       return;
     }
     auto& parent = stack_.back();
@@ -216,6 +219,7 @@ private:
   std::string_view text_;
   std::size_t offset_;
   const manifest_limits& limits_;
+  bool skip_kinds_;
   json root_;
   std::vector<frame> stack_;
   std::string key_;
@@ -241,10 +245,19 @@ void for_each_json_document(std::string_view text,
     if (end - pos > limits.max_document_bytes)
       throw input_error(line_at(text, pos),
                         document_over_limit(limits.max_document_bytes));
-    dom_builder builder{text, pos, limits};
     auto value = text.substr(pos, end - pos);
-    json::sax_parse(value.begin(), value.end(), &builder);
-    on_document(index, builder.take());
+    auto parse = [&](bool skip_kinds) {
+      dom_builder builder{text, pos, limits, skip_kinds};
+      json::sax_parse(value.begin(), value.end(), &builder);
+      return builder.take();
+    };
+    json document;
+    try {
+      document = parse(true);
+    } catch (const repeated_kind_error&) {
+      document = parse(false); // at most twice the parse time
+    }
+    on_document(index, std::move(document));
     pos = end;
   }
 }

@@ -184,9 +184,10 @@ const kept_shape* next_shape(const keep& parent, bool list,
 
 } // namespace
 
-keep keep_document(bool anchored) noexcept {
+keep keep_document(bool anchored, bool skip_kinds) noexcept {
   keep out;
   out.all = anchored;
+  out.skip_kinds = skip_kinds;
   out.shape = &shapes().document;
   return out;
 }
@@ -207,13 +208,13 @@ keep keep_child(const keep& parent, bool list, std::string_view key,
 
 void on_member(keep& k, nlohmann::json& map, std::string_view key,
                const nlohmann::json& value, std::size_t line) {
-  if (k.all || k.merged || k.shape == nullptr || !k.shape->document
-      || key != "kind" || !value.is_string())
+  if (k.all || k.merged || !k.skip_kinds || k.shape == nullptr
+      || !k.shape->document || key != "kind" || !value.is_string())
     return;
   const auto& kind = value.get_ref<const std::string&>();
   if (!is_skipped_kind(kind)) {
     if (k.skipped_kind)
-      throw input_error(
+      throw repeated_kind_error(
         line, "kind "
                 + nlohmann::json(std::string{quoted_part(kind)})
                     .dump(-1, ' ', false,

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "podref/manifest/detail/text_input.hpp"
 #include "podref/manifest/manifest.hpp"
 
 namespace podref::detail {
@@ -36,13 +37,25 @@ struct keep {
   bool merged = false;
   /// A document whose kind is skipped keeps only its kind.
   bool skipped_kind = false;
+  /// Whether a skipped `kind` may drop the document (off for a document
+  /// parsed again after repeated_kind_error).
+  bool skip_kinds = true;
   /// Elements of a list seen so far.
   std::size_t elements = 0;
 };
 
+/// A decoded kind after a skipped one in the same map: what the map dropped
+/// at the skipped kind is needed. The front ends parse that document again
+/// with `skip_kinds` off (keep_document), at most once, so that it decodes
+/// as with the whole tree: each key keeps its last value.
+class repeated_kind_error : public input_error {
+public:
+  using input_error::input_error;
+};
+
 /// The keep of a document's root: all of it when anchored, else the fields
-/// of any decoded kind (until its kind is known).
-keep keep_document(bool anchored) noexcept;
+/// of any decoded kind (until its kind is known, if `skip_kinds`).
+keep keep_document(bool anchored, bool skip_kinds = true) noexcept;
 
 /// Whether the next value in the open map or list `parent` is stored: the
 /// member `key` of a map (ignored for lists), or the next list element.
@@ -61,9 +74,9 @@ keep keep_merge(const keep& parent, bool list) noexcept;
 
 /// To call before the member `key` with `value` is stored in the open map
 /// `map` (kept by `k`): a `kind` that is skipped makes the map a document
-/// that keeps only its kind, and drops what it kept. Throws input_error at
-/// `line` for a decoded kind after a skipped one: what the map dropped
-/// would be needed.
+/// that keeps only its kind, and drops what it kept (unless `k` keeps
+/// skipped kinds). Throws repeated_kind_error at `line` for a decoded kind
+/// after a skipped one: what the map dropped would be needed.
 void on_member(keep& k, nlohmann::json& map, std::string_view key,
                const nlohmann::json& value, std::size_t line);
 

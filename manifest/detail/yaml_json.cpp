@@ -1,6 +1,7 @@
 #include "podref/manifest/detail/yaml_json.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -37,7 +38,7 @@ std::string quoted(const std::string& text) {
 
 /// The JSON value of a scalar with yaml-cpp's tag: "?" for plain scalars
 /// without a tag, "!" for quoted and block scalars, else the explicit tag.
-json resolve_scalar(const YAML::Mark& mark, const std::string& tag,
+json resolve_scalar(std::size_t line, const std::string& tag,
                     const std::string& text) {
   if (tag == "?")
     return resolve_plain_scalar(text);
@@ -45,8 +46,7 @@ json resolve_scalar(const YAML::Mark& mark, const std::string& tag,
     return std::move(*value);
   // Only the core tags reject text; show them in their short form.
   auto name = tag.substr(tag.rfind(':') + 1);
-  throw input_error(line_of(mark),
-                    quoted(text) + " is not a valid !!" + name);
+  throw input_error(line, quoted(text) + " is not a valid !!" + name);
 }
 
 /// The size of a built value, for the depth and alias limits.
@@ -70,13 +70,36 @@ public:
     return std::move(document_);
   }
 
-  /// Where the last document started.
+  /// Where the last document started (in the parser's own text).
   const YAML::Mark& document_start() const noexcept {
     return document_start_;
   }
 
+  /// Prepares parsing again from where the last document started, with a
+  /// parser whose text starts at line `line_base` (0-based) of the whole
+  /// text: what that document charged against the alias limit is taken
+  /// back. `skip_kinds`: whether a skipped kind drops the next documents
+  /// (see repeated_kind_error).
+  void restart(std::size_t line_base, bool skip_kinds) noexcept {
+    line_base_ = line_base;
+    copied_values_ = copied_at_start_;
+    skip_kinds_ = skip_kinds;
+  }
+
+  void skip_kinds(bool on) noexcept {
+    skip_kinds_ = on;
+  }
+
+  /// The 1-based line of `mark` in the whole text, or 0 when yaml-cpp
+  /// gives no position.
+  std::size_t line(const YAML::Mark& mark) const noexcept {
+    auto n = line_of(mark);
+    return n == 0 ? 0 : n + line_base_;
+  }
+
   void OnDocumentStart(const YAML::Mark& mark) override {
     document_start_ = mark;
+    copied_at_start_ = copied_values_;
     stack_.clear();
     anchors_.clear(); // anchors are local to their document
     document_ = nullptr;
@@ -95,7 +118,7 @@ public:
     auto i = anchors_.find(anchor);
     if (i == anchors_.end())
       throw input_error(
-        line_of(mark),
+        line(mark),
         "alias of an anchor that is not complete yet (a recursive alias)");
     auto size = i->second.size;
     check_size(mark, 0);
@@ -113,7 +136,7 @@ public:
     // shorten it, bar a byte per \L or \P escape.
     check_size(mark, value.size());
     bool merge_key = tag == "?" && value == "<<" && expects_key();
-    add(mark, anchor, resolve_scalar(mark, tag, value), value_size{},
+    add(mark, anchor, resolve_scalar(line(mark), tag, value), value_size{},
         merge_key);
   }
 
@@ -183,7 +206,7 @@ private:
   keep keep_opened(YAML::anchor_t anchor, bool list) const noexcept {
     bool anchored = anchor != YAML::NullAnchor;
     if (stack_.empty())
-      return keep_document(anchored || limits_.keep_documents);
+      return keep_document(anchored || limits_.keep_documents, skip_kinds_);
     const auto& f = stack_.back();
     if (f.merging) {
       auto out = keep_merge(f.kept, list);
@@ -205,7 +228,7 @@ private:
 
   void check_depth(const YAML::Mark& mark, std::size_t depth) const {
     if (depth > limits_.max_depth)
-      throw input_error(line_of(mark),
+      throw input_error(line(mark),
                         "nesting deeper than the limit of "
                           + std::to_string(limits_.max_depth) + " levels");
   }
@@ -219,7 +242,7 @@ private:
     auto end = static_cast<std::size_t>(mark.pos - document_start_.pos)
                + length;
     if (end > limits_.max_document_bytes)
-      throw input_error(line_of(document_start_),
+      throw input_error(line(document_start_),
                         document_over_limit(limits_.max_document_bytes));
   }
 
@@ -228,7 +251,7 @@ private:
     copied_values_ += values;
     if (copied_values_ > limits_.max_alias_values)
       throw input_error(
-        line_of(mark),
+        line(mark),
         "anchors and aliases copy more values than the limit of "
           + std::to_string(limits_.max_alias_values));
   }
@@ -275,7 +298,7 @@ private:
     }
     if (!f.key) {
       if (!value.is_string())
-        throw input_error(line_of(mark),
+        throw input_error(line(mark),
                           std::string{"map key must be a string, got "}
                             + type_name(value));
       f.key = std::move(value.get_ref<std::string&>());
@@ -285,7 +308,7 @@ private:
     if (f.merging) {
       add_merge(f, mark, std::move(value));
     } else if (keeps_next(f.kept, false, *f.key, limits_)) {
-      on_member(f.kept, f.value, *f.key, value, line_of(mark));
+      on_member(f.kept, f.value, *f.key, value, line(mark));
       if (f.kept.skipped_kind)
         f.merges.clear();
       f.value[*f.key] = std::move(value); // a repeated key: the last wins
@@ -294,13 +317,13 @@ private:
     f.merging = false;
   }
 
-  static void add_merge(frame& f, const YAML::Mark& mark, json value) {
+  void add_merge(frame& f, const YAML::Mark& mark, json value) const {
     if (value.is_object()) {
       f.merges.push_back(std::move(value));
       return;
     }
     auto bad = [&](const json& v) {
-      return input_error(line_of(mark),
+      return input_error(line(mark),
                          std::string{"the merge key << needs a map or a list "
                                      "of maps, got "}
                            + type_name(v));
@@ -319,20 +342,33 @@ private:
   std::unordered_map<YAML::anchor_t, anchored> anchors_;
   json document_;
   YAML::Mark document_start_;
-  /// Values copied for anchors and aliases so far, over all documents.
+  /// Values copied for anchors and aliases so far, over all documents, and
+  /// before the last document.
   std::size_t copied_values_ = 0;
+  std::size_t copied_at_start_ = 0;
+  /// Lines of the whole text before the parser's own text.
+  std::size_t line_base_ = 0;
+  bool skip_kinds_ = true;
 };
 
-/// The error for a token that yaml-cpp neither parses nor consumes; `mark`
-/// counts bytes after a byte order mark.
-input_error stray_token(std::string_view text, const YAML::Mark& mark) {
+/// The offset in `text` of what `mark` points at: marks count bytes after
+/// a byte order mark.
+std::size_t offset_of(std::string_view text, const YAML::Mark& mark) {
   constexpr std::string_view bom = "\xEF\xBB\xBF";
-  auto offset = static_cast<std::size_t>(std::max(mark.pos, 0))
-                + (text.substr(0, bom.size()) == bom ? bom.size() : 0);
+  return static_cast<std::size_t>(std::max(mark.pos, 0))
+         + (text.substr(0, bom.size()) == bom ? bom.size() : 0);
+}
+
+/// The error for a token that yaml-cpp neither parses nor consumes, in a
+/// parser's `text` that starts at line `line_base` (0-based) of the whole.
+input_error stray_token(std::string_view text, const YAML::Mark& mark,
+                        std::size_t line_base) {
+  auto offset = offset_of(text, mark);
+  auto line = line_of(mark) == 0 ? 0 : line_of(mark) + line_base;
   if (offset < text.size() && text[offset] > ' ' && text[offset] < 0x7F)
-    return input_error(line_of(mark),
+    return input_error(line,
                        std::string{"unexpected '"} + text[offset] + "'");
-  return input_error(line_of(mark), "unexpected token");
+  return input_error(line, "unexpected token");
 }
 
 /// `text` with every carriage return that does not start a CR LF pair
@@ -355,23 +391,47 @@ void for_each_yaml_document(std::string_view original,
                             const manifest_limits& limits,
                             const document_handler& on_document) {
   auto normalized = with_line_feeds(original);
-  std::string_view text = normalized;
-  std::istringstream in{normalized};
-  YAML::Parser parser{in};
+  const std::string_view whole = normalized;
+  // The parser's own text: the whole text, or after a repeated_kind_error
+  // the rest of it from the line where that document starts, parsed again
+  // from there (each document is parsed at most twice).
+  std::size_t base = 0;
+  std::size_t line_base = 0;
+  auto in = std::make_unique<std::istringstream>(normalized);
+  auto parser = std::make_unique<YAML::Parser>(*in);
   json_builder builder{limits};
   int previous_start = -1;
-  for (std::size_t index = 0;; ++index) {
+  // After a restart: the documents starting before the one parsed again
+  // were handed already (only when the restart line holds one too).
+  std::size_t resume_at = 0;
+  for (std::size_t index = 0;;) {
+    auto text = whole.substr(base);
     bool more = false;
     try {
-      more = parser.HandleNextDocument(builder);
+      more = parser->HandleNextDocument(builder);
+    } catch (const repeated_kind_error&) {
+      // Parse this document again from the start of its line, keeping
+      // what a skipped kind would drop; then go on from there as before.
+      const auto& start = builder.document_start();
+      auto at = base + offset_of(text, start);
+      auto cut = whole.rfind('\n', at == 0 ? 0 : at - 1);
+      cut = cut == std::string_view::npos || cut < base ? base : cut + 1;
+      line_base += static_cast<std::size_t>(std::max(start.line, 0));
+      resume_at = at;
+      base = cut;
+      in = std::make_unique<std::istringstream>(std::string{whole.substr(cut)});
+      parser = std::make_unique<YAML::Parser>(*in);
+      builder.restart(line_base, false);
+      previous_start = -1;
+      continue;
     } catch (const YAML::DeepRecursion& e) {
       // Only reachable with a max_depth above yaml-cpp's own guard.
-      throw input_error(line_of(e.mark),
+      throw input_error(builder.line(e.mark),
                         "nesting too deep for the YAML parser");
     } catch (const YAML::Exception& e) {
-      auto line = line_of(e.mark);
+      auto line = builder.line(e.mark);
       auto column = static_cast<std::size_t>(std::max(e.mark.column, 0));
-      if (auto hint = yaml_syntax_hint(text, line, column, e.msg))
+      if (auto hint = yaml_syntax_hint(whole, line, column, e.msg))
         throw input_error(line, *hint);
       throw input_error(line, e.msg);
     }
@@ -382,10 +442,14 @@ void for_each_yaml_document(std::string_view original,
     // the next document starts there again, without end.
     const auto& start = builder.document_start();
     if (start.pos == previous_start)
-      throw stray_token(text, start);
+      throw stray_token(text, start, line_base);
     previous_start = start.pos;
-    on_document(index, builder.take_document());
+    auto at = base + offset_of(text, start);
+    auto document = builder.take_document();
+    if (at < resume_at)
+      continue; // handed before the restart
+    builder.skip_kinds(true); // only a document parsed again keeps all
+    on_document(index++, std::move(document));
   }
 }
-
 } // namespace podref::detail
