@@ -18,6 +18,19 @@ memory_api_server_state::object_key scope_of(resource res,
   return {res, ns, std::string{}};
 }
 
+/// forbid_ns's refusal, in the words of a node authorizer's 403.
+caf::error forbidden(memory_api_server_pointer self, const char* verb,
+                     resource res, const std::string& ns) {
+  if (!self->state.forbid_namespaces)
+    return {};
+  std::string plural{plural_name(res)};
+  return podref_error(errc::forbidden,
+                      plural + " is forbidden: cannot " + verb
+                        + " resource \"" + plural
+                        + "\" in API group \"\" in the namespace \"" + ns
+                        + "\"");
+}
+
 } // namespace
 
 caf::result<list_result> list_namespace(memory_api_server_pointer self,
@@ -25,6 +38,8 @@ caf::result<list_result> list_namespace(memory_api_server_pointer self,
                                         const std::string& rv) {
   // The requested resourceVersion does not matter: memory is current.
   if (auto err = record(self, source_verb::list, res, ns, std::string{}, rv))
+    return err;
+  if (auto err = forbidden(self, "list", res, ns))
     return err;
   const auto& st = self->state;
   auto scope = scope_of(res, ns);
@@ -42,6 +57,8 @@ caf::result<watch_id> watch_namespace(memory_api_server_pointer self,
                                       const std::string& from,
                                       const watcher_actor& watcher) {
   if (auto err = record(self, source_verb::watch, res, ns, std::string{}))
+    return err;
+  if (auto err = forbidden(self, "watch", res, ns))
     return err;
   return start_watch(self, scope_of(res, ns), from, watcher);
 }

@@ -432,6 +432,7 @@ memory_api_server_actor::behavior_type memory_api_server(
     [self](replace_atom, const api_object& obj) {
       return detail::replace_object(self, obj);
     },
+    [self](forbid_ns_atom, bool on) { self->state.forbid_namespaces = on; },
   };
 }
 
