@@ -45,6 +45,9 @@ void add_ref(manager_self self, hashed_key key, std::string_view ns,
     i = &st.objects.insert(key.hash, std::move(fresh));
     auto& entry = *i;
     st.cfg.read_side->index.insert(entry.slot);
+    // Counted first: the object's reflector starts at its namespace's
+    // multiplexer if this reference makes one.
+    mux_object_added(self, entry);
     start_object_actor(self, entry);
     st.cfg.read_side->counters.referenced_objects.fetch_add(
       1, std::memory_order_relaxed);
@@ -115,7 +118,15 @@ void uncount_ref(manager_self self, manager_state::object_entry* i,
     end_feed(self, *i);
   retire_object_actor(self, *i);
   st.free_object_ids.push_back(i->id);
+  std::string ns;
+  std::string name;
+  if (st.cfg.mux_threshold > 0) {
+    ns = i->slot->ns();
+    name = i->slot->name();
+  }
   st.objects.erase(i);
+  if (st.cfg.mux_threshold > 0)
+    mux_object_removed(self, ns, name);
   st.cfg.read_side->counters.referenced_objects.fetch_sub(
     1, std::memory_order_relaxed);
   drain_pool_if_idle(self);
@@ -348,6 +359,7 @@ void on_object_down(manager_self self, const std::string& key,
 void init(manager_self self, manager_config cfg) {
   // Upstream clamps maxIdleTime to at least one minute.
   cfg.max_idle = std::max(cfg.max_idle, caf::timespan{std::chrono::minutes(1)});
+  mux_apply_environment(cfg);
   self->state.cfg = std::move(cfg);
   // Upstream's first pass runs at construction, before any reference
   // exists. A pass sent now would run after registrations already queued
@@ -434,6 +446,8 @@ manager_actor::behavior_type behavior(manager_self self) {
       return subscribe(self, ns, name, cb);
     },
     [self](unsub_atom, subscription_id id) { unsubscribe(self, id); },
+    [self](mux_forbid_atom, const std::string& ns,
+           const caf::actor_addr& mux) { mux_refused(self, ns, mux); },
   };
 }
 

@@ -37,6 +37,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <caf/stateful_actor.hpp>
@@ -176,6 +177,18 @@ struct manager_state {
   /// Referenced objects with a change feed (ever subscribed): while zero,
   /// reference counting never looks at feeds.
   std::size_t feeds = 0;
+
+  /// Adaptive watch multiplexing (manager_mux.cpp, docs/multiplexing.md):
+  /// per namespace with referenced objects, how many, and its multiplexer
+  /// while it has one. Empty unless cfg.mux_threshold is set.
+  struct namespace_entry {
+    std::size_t objects = 0;
+    namespace_mux_actor mux;
+    /// The upstream refused a namespace-wide list or watch: per object for
+    /// the manager's lifetime.
+    bool refused = false;
+  };
+  std::unordered_map<std::string, namespace_entry> namespaces;
 };
 
 manager_actor::behavior_type

@@ -56,11 +56,15 @@ void adopt_source(manager_self self, object_source_actor src) {
   ++st.resolve_gen;
   monitor_source(self);
   for (auto& entry : st.objects) {
-    if (entry.reflector)
+    // A multiplexed namespace's reflectors keep their multiplexer, which
+    // gets the new source itself.
+    if (entry.reflector
+        && (st.namespaces.empty() || !multiplexed(self, entry.slot->ns())))
       self->send(entry.reflector, new_src_atom::value, st.cfg.source);
     if (entry.cache)
       self->send(entry.cache, new_src_atom::value, st.cfg.source);
   }
+  mux_adopt_source(self);
 }
 
 void retry_resolve(manager_self self, std::uint64_t gen) {

@@ -75,6 +75,9 @@ reflector_actor spawn_reflector(manager_self self,
   auto& cfg = st.cfg;
   cfg.read_side->counters.reflectors_spawned.fetch_add(
     1, std::memory_order_relaxed);
+  // Its namespace's multiplexer, if it has one (manager_mux.cpp).
+  auto source = st.namespaces.empty() ? cfg.source
+                                      : source_for(self, slot->ns());
   auto x = st.reflector_pool.take(slot);
   if (!x.hdl) {
     if (!st.reflector_settings) {
@@ -86,7 +89,7 @@ reflector_actor spawn_reflector(manager_self self,
         std::move(rs));
     }
     reflector_config rc;
-    rc.source = cfg.source;
+    rc.source = source;
     rc.shared = st.reflector_settings;
     x.hdl = spawn_reflector_actor(self->system(), std::move(rc),
                                   self->context(), true);
@@ -98,7 +101,7 @@ reflector_actor spawn_reflector(manager_self self,
   // Not part of the typed interface, hence anonymous; still in order with
   // everything else the manager sends this actor (one mailbox, one thread).
   caf::anon_send(caf::actor_cast<caf::actor>(x.hdl), r_reuse_atom::value,
-                 reflector_activation{slot, cfg.source,
+                 reflector_activation{slot, source,
                                       cfg.seed + st.spawned++});
   return x.hdl;
 }
@@ -228,6 +231,9 @@ void recycle(manager_self self) {
 namespace podref {
 
 manager_state::~manager_state() {
+  for (auto& [ns, n] : namespaces)
+    if (n.mux)
+      caf::anon_send_exit(n.mux, caf::exit_reason::user_shutdown);
   for (auto& entry : objects) {
     if (entry.reflector)
       caf::anon_send_exit(entry.reflector, caf::exit_reason::user_shutdown);

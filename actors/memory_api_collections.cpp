@@ -34,6 +34,19 @@ std::optional<std::uint64_t> version_of(const std::string& text) {
   return result;
 }
 
+/// forbid_ns's refusal, in the words of a node authorizer's 403.
+caf::error forbidden(memory_api_server_pointer self, const char* verb,
+                     resource res, const std::string& ns) {
+  if (!self->state.forbid_namespaces)
+    return {};
+  std::string plural{plural_name(res)};
+  return podref_error(errc::forbidden,
+                      plural + " is forbidden: cannot " + verb
+                        + " resource \"" + plural
+                        + "\" in API group \"\" in the namespace \"" + ns
+                        + "\"");
+}
+
 } // namespace
 
 caf::result<list_result> list_at(memory_api_server_pointer self, resource res,
@@ -100,6 +113,8 @@ caf::result<list_result> list_namespace(memory_api_server_pointer self,
   // The requested resourceVersion does not matter: memory is current.
   if (auto err = record(self, source_verb::list, res, ns, std::string{}, rv))
     return err;
+  if (auto err = forbidden(self, "list", res, ns))
+    return err;
   const auto& st = self->state;
   auto scope = scope_of(res, ns);
   list_result result;
@@ -116,6 +131,8 @@ caf::result<watch_id> watch_namespace(memory_api_server_pointer self,
                                       const std::string& from,
                                       const watcher_actor& watcher) {
   if (auto err = record(self, source_verb::watch, res, ns, std::string{}))
+    return err;
+  if (auto err = forbidden(self, "watch", res, ns))
     return err;
   return start_watch(self, scope_of(res, ns), from, watcher);
 }

@@ -439,6 +439,7 @@ memory_api_server_actor::behavior_type memory_api_server(
     [self](w_mark_atom, watch_id id, bool always) {
       detail::mark_watch(self, id, always);
     },
+    [self](forbid_ns_atom, bool on) { self->state.forbid_namespaces = on; },
   };
 }
 

@@ -182,6 +182,8 @@ struct memory_api_server_state {
   /// Watches that reached close_every, to end once the current fan-out is
   /// done (ending one edits the maps the fan-out iterates).
   std::vector<watch_id> closing;
+  /// forbid_ns: namespace-wide lists and watches fail with errc::forbidden.
+  bool forbid_namespaces = false;
   caf::timespan hold{0};
   std::map<std::uint64_t, held_list> held;
   std::uint64_t next_hold_id = 1;

@@ -39,6 +39,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::error_info)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::pod_registration_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::object_status)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::change_callback)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::mux_stats)
 
 namespace podref {
 
@@ -118,6 +119,7 @@ using watch_ns_atom = caf::atom_constant<caf::atom("watch_ns")>;
 using replace_atom = caf::atom_constant<caf::atom("replace")>;
 using list_at_atom = caf::atom_constant<caf::atom("list_at")>;
 using w_mark_atom = caf::atom_constant<caf::atom("w_mark")>;
+using forbid_ns_atom = caf::atom_constant<caf::atom("forbid_ns")>;
 
 /// The embedded API server: an object source plus writes and test hooks.
 /// - create(obj) / update(obj) / apply(obj): store a copy of `obj` with the
@@ -160,6 +162,9 @@ using w_mark_atom = caf::atom_constant<caf::atom("w_mark")>;
 ///   gets the current state with its (lower) version: the caller decides;
 /// - w_mark(id, always): a BOOKMARK of the current version to watch `id`,
 ///   if `always` or the version moved past the last one the watch was sent.
+/// - forbid_ns(on): while on, list_ns and watch_ns fail with errc::forbidden
+///   (recorded first, as every failed call), as a kubelet's node authorizer
+///   answers a namespace-wide list or watch with 403.
 using memory_api_server_actor = object_source_actor::extend<
   caf::replies_to<create_atom, api_object>::with<api_object>,
   caf::replies_to<caf::update_atom, api_object>::with<api_object>,
@@ -189,7 +194,19 @@ using memory_api_server_actor = object_source_actor::extend<
   caf::replies_to<replace_atom, api_object>::with<api_object>,
   caf::replies_to<list_at_atom, resource, std::string, std::string,
                   std::string, bool>::with<list_result>,
-  caf::reacts_to<w_mark_atom, watch_id, bool>>;
+  caf::reacts_to<w_mark_atom, watch_id, bool>,
+  caf::reacts_to<forbid_ns_atom, bool>>;
+
+/// A source that also serves a namespace's collection (what the namespace
+/// multiplexer needs of its upstream): list_ns(res, ns, rv) and
+/// watch_ns(res, ns, from_rv, watcher) as memory_api_server_actor's. A
+/// source without them answers them as unexpected messages, which the
+/// multiplexer takes as a refusal (docs/multiplexing.md).
+using namespace_source_actor = object_source_actor::extend<
+  caf::replies_to<list_ns_atom, resource, std::string,
+                  std::string>::with<list_result>,
+  caf::replies_to<watch_ns_atom, resource, std::string, std::string,
+                  watcher_actor>::with<watch_id>>;
 
 // -- source replacement -------------------------------------------------------
 
@@ -277,6 +294,29 @@ using cache_entry_actor = caf::typed_actor<
   caf::reacts_to<r_stop_atom>,
   caf::reacts_to<new_src_atom, object_source_actor>>;
 
+// -- namespace multiplexer: one per multiplexed (resource, namespace) --------
+
+using mux_track_atom = caf::atom_constant<caf::atom("mux_track")>;
+using mux_untrack_atom = caf::atom_constant<caf::atom("mux_untrk")>;
+using mux_stats_atom = caf::atom_constant<caf::atom("mux_stats")>;
+using mux_forbid_atom = caf::atom_constant<caf::atom("mux_forbid")>;
+
+/// The namespace multiplexer (actors/namespace_mux.hpp): an object source
+/// for the reflectors of one namespace, served from one namespace-wide list
+/// and watch at its upstream.
+/// - get / list / watch / cancel: object_source_actor's contract, for
+///   objects of its namespace;
+/// - mux_track(name) / mux_untrack(name): the manager's referenced names;
+/// - new_src(src): its upstream was replaced: drop the cache, end every
+///   reflector watch as expired;
+/// - mux_stats(): its counters;
+/// - w_event / w_end: its own namespace watch at the upstream.
+using namespace_mux_actor = object_source_actor::extend_with<watcher_actor>::extend<
+  caf::reacts_to<mux_track_atom, std::string>,
+  caf::reacts_to<mux_untrack_atom, std::string>,
+  caf::reacts_to<new_src_atom, object_source_actor>,
+  caf::replies_to<mux_stats_atom>::with<mux_stats>>;
+
 // -- manager: registered pods and per-object reference counts ------------------
 
 using reg_pod_atom = caf::atom_constant<caf::atom("reg_pod")>;
@@ -327,7 +367,10 @@ using unsub_atom = caf::atom_constant<caf::atom("unsub")>;
 ///   handled (one running on another thread may still finish: the
 ///   facade's unsubscribe waits for it); unknown ids are a no-op;
 /// - src_retry(gen) is the manager's own timer for asking the resolver
-///   again.
+///   again;
+/// - mux_forbid(ns, mux): the namespace multiplexer `mux` of `ns` was
+///   refused its namespace-wide list or watch: `ns` stays per-object
+///   (docs/multiplexing.md).
 using manager_actor = caf::typed_actor<
   caf::reacts_to<reg_pod_atom, pod_registration_ptr>,
   caf::reacts_to<unreg_pod_atom, pod_registration_ptr>,
@@ -345,6 +388,7 @@ using manager_actor = caf::typed_actor<
   caf::reacts_to<drain_atom>,
   caf::replies_to<subscribe_atom, std::string, std::string,
                   change_callback>::with<subscription_id>,
-  caf::reacts_to<unsub_atom, subscription_id>>;
+  caf::reacts_to<unsub_atom, subscription_id>,
+  caf::reacts_to<mux_forbid_atom, std::string, caf::actor_addr>>;
 
 } // namespace podref

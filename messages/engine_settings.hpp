@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -58,6 +59,14 @@ struct engine_settings : reflector_timing, cache_ttl_settings {
   std::chrono::nanoseconds immutable_recheck = std::chrono::minutes(10);
   /// Seed of the reflectors' backoff jitter.
   std::uint64_t seed = 0;
+  /// Watch: adaptive watch multiplexing (docs/multiplexing.md). When more
+  /// than this many referenced objects share a namespace, their reflectors
+  /// are served by one namespace-wide list and watch; below half of it,
+  /// per object again. Zero: never (the default while the wire source has
+  /// no namespace-wide list and watch). The environment variable
+  /// PODREF_MUX_THRESHOLD, if set, replaces a zero here (the test catalogue
+  /// runs a second time with it at 1).
+  std::size_t mux_threshold = 0;
 };
 
 } // namespace podref

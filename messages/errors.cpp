@@ -24,6 +24,8 @@ std::string to_string(errc x) {
       return "already_exists";
     case errc::conflict:
       return "conflict";
+    case errc::forbidden:
+      return "forbidden";
   }
   return "unknown";
 }

@@ -38,6 +38,9 @@ enum class errc : std::uint8_t {
   already_exists,
   /// An update's resourceVersion precondition failed (409 Conflict).
   conflict,
+  /// The credentials do not allow the call (403 Forbidden), e.g. a
+  /// namespace-wide list under a kubelet's node authorizer.
+  forbidden,
 };
 
 /// "not_registered", "sync_timeout", ...

@@ -93,6 +93,25 @@ inline source_action_counts operator-(const source_action_counts& later,
           later.watches - earlier.watches};
 }
 
+/// What a namespace multiplexer counts (for tests and figures).
+struct mux_stats {
+  /// Names tracked (referenced in its namespace).
+  std::uint64_t tracked = 0;
+  /// Reflector watches it serves now.
+  std::uint64_t sub_watches = 0;
+  /// Namespace-wide lists and watches it asked its upstream for, and the
+  /// per-object lists it passed on.
+  std::uint64_t ns_lists = 0;
+  std::uint64_t ns_watches = 0;
+  std::uint64_t object_lists = 0;
+  /// Reflector lists answered from its cache.
+  std::uint64_t cached_lists = 0;
+  /// Events of its namespace watch for names nobody references.
+  std::uint64_t foreign_events = 0;
+  /// Events dropped as not newer than the name's state.
+  std::uint64_t duplicate_events = 0;
+};
+
 inline bool operator==(const source_action& x, const source_action& y) {
   return x.verb == y.verb && x.res == y.res && x.ns == y.ns
          && x.name == y.name && x.rv == y.rv;

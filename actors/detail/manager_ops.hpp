@@ -79,6 +79,36 @@ void open_access_period(manager_self self);
 /// Tells the synced watches not read for longer than max_idle to stop.
 void recycle(manager_self self);
 
+// -- watch multiplexing (manager_mux.cpp) -------------------------------------
+
+/// The source for the reflectors of namespace `ns`: its multiplexer while
+/// it has one, else the API server.
+object_source_actor source_for(manager_self self, std::string_view ns);
+
+/// A new referenced object (before its actor starts): counts it in its
+/// namespace, switching the namespace up past the threshold.
+void mux_object_added(manager_self self,
+                      const manager_state::object_entry& entry);
+
+/// The last reference of ns/name went (its entry is erased): uncounts it,
+/// switching the namespace down below half the threshold.
+void mux_object_removed(manager_self self, const std::string& ns,
+                        const std::string& name);
+
+/// mux_forbid: namespace `ns` stays per object; its reflectors go back.
+void mux_refused(manager_self self, const std::string& ns,
+                 const caf::actor_addr& mux);
+
+/// Whether `ns` is multiplexed now.
+bool multiplexed(manager_self self, std::string_view ns);
+
+/// Sends `src` to every multiplexer (a replaced API server).
+void mux_adopt_source(manager_self self);
+
+/// The threshold from the environment (PODREF_MUX_THRESHOLD) when `cfg`
+/// has none.
+void mux_apply_environment(manager_config& cfg);
+
 // -- change subscriptions (manager_notify.cpp) -------------------------------
 
 /// subscribe: a subscription on the referenced object ns/name.
