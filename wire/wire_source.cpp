@@ -389,7 +389,7 @@ caf::behavior wire_source(source_actor* self,
           && i->second.throttle_retries < s.options.max_throttle_retries) {
         ++i->second.throttle_retries;
         ++s.counters->retried_429;
-        pace(self, call_kind::watch, id, retry_after(r, s.options));
+        pace(self, call_kind::watch, id, detail::retry_after(r, s.options.max_retry_after));
         return;
       }
       error_info why = r.status == 200
