@@ -17,23 +17,6 @@ using namespace detail; // NOLINT: the on-demand helpers
 
 namespace {
 
-/// Walks the members of the object `v` (null: none) at `path`.
-template <class F>
-void members(od::value v, const std::string& path, F&& on_member) {
-  if (is_null(v))
-    return;
-  if (v.type() != od::json_type::object)
-    fail(path, "expected an object");
-  od::object obj = v.get_object();
-  for (auto field : obj) {
-    std::string_view key = field.unescaped_key();
-    od::value value = field.value();
-    if (is_null(value))
-      continue;
-    on_member(key, value);
-  }
-}
-
 /// Walks the elements of the array `v` (null: none) at `path`, failing
 /// once there are more than `max` (`more <what> than the limit of <max>
 /// per <owner>`, as the manifest decoder says it).
@@ -386,36 +369,6 @@ pod_item pod_of(od::value v, const std::string& path,
   return out;
 }
 
-watch_event_type event_type(std::string_view t) {
-  if (t == "ADDED")
-    return watch_event_type::added;
-  if (t == "MODIFIED")
-    return watch_event_type::modified;
-  if (t == "DELETED")
-    return watch_event_type::deleted;
-  if (t == "BOOKMARK")
-    return watch_event_type::bookmark;
-  fail("type", "unknown event type");
-}
-
-wire_status status_of(od::value v) {
-  wire_status out;
-  bool is_status = false;
-  members(v, "object", [&](std::string_view key, od::value& x) {
-    if (key == "kind")
-      is_status = text(x, "object.kind") == "Status";
-    else if (key == "code")
-      out.code = static_cast<int>(std::int64_t{x.get_int64()});
-    else if (key == "reason")
-      out.reason = text(x, "object.reason");
-    else if (key == "message")
-      out.message = text(x, "object.message");
-  });
-  if (!is_status)
-    fail("object.kind", "expected Status");
-  return out;
-}
-
 } // namespace
 
 result<pod_item> decode_pod(std::string_view json,
@@ -466,46 +419,24 @@ result<wire_pod_list> decode_pod_list(std::string_view json,
 result<wire_pod_watch_line>
 decode_pod_watch_line(std::string_view line, const manifest_limits& limits) {
   return decode("pod watch event", line, [&](od::value v) {
-    if (v.type() != od::json_type::object)
-      fail("event", "expected an object");
     wire_pod_watch_line out;
-    std::optional<std::string> type;
-    bool has_object = false;
-    od::object obj = v.get_object();
-    for (auto field : obj) {
-      std::string_view key = field.unescaped_key();
-      od::value value = field.value();
-      if (key == "type") {
-        type = text(value, "type");
-      } else if (key == "object") {
-        // The server writes "type" first; the object's meaning depends on it.
-        if (!type)
-          fail("object", "before type");
-        has_object = true;
-        if (*type == "ERROR") {
-          out.is_error = true;
-          out.status = status_of(value);
-          continue;
-        }
-        out.type = event_type(*type);
-        if (out.type == watch_event_type::bookmark) {
+    out.is_error = watch_envelope(
+      v, out.status, [&](watch_event_type type, od::value& object) {
+        out.type = type;
+        if (type == watch_event_type::bookmark) {
           object_meta meta;
-          members(value, "object", [&](std::string_view k, od::value& y) {
+          members(object, "object", [&](std::string_view k, od::value& y) {
             if (k == "metadata")
               decode_meta(y, meta, "object.metadata");
           });
-          out.resource_version = parse_resource_version(meta.resource_version);
-          continue;
+          out.resource_version
+            = parse_resource_version(meta.resource_version);
+          return;
         }
-        out.item = pod_of(value, "", limits);
+        out.item = pod_of(object, "", limits);
         out.resource_version
           = parse_resource_version(out.item.resource_version());
-      }
-    }
-    if (!type)
-      fail("type", "Required value");
-    if (!has_object)
-      fail("object", "Required value");
+      });
     return out;
   });
 }

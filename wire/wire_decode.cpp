@@ -51,41 +51,6 @@ api_object object_of(resource res, od::value v, const std::string& path) {
   return api_object{config_map_ptr{std::move(x)}};
 }
 
-wire_status status_of(od::value v, const std::string& path) {
-  if (v.type() != od::json_type::object)
-    fail(path, "expected an object");
-  wire_status out;
-  bool is_status = false;
-  od::object obj = v.get_object();
-  for (auto field : obj) {
-    std::string_view key = field.unescaped_key();
-    od::value value = field.value();
-    if (key == "kind")
-      is_status = text(value, path + ".kind") == "Status";
-    else if (key == "code")
-      out.code = static_cast<int>(std::int64_t{value.get_int64()});
-    else if (key == "reason" && !is_null(value))
-      out.reason = text(value, path + ".reason");
-    else if (key == "message" && !is_null(value))
-      out.message = text(value, path + ".message");
-  }
-  if (!is_status)
-    fail(path + ".kind", "expected Status");
-  return out;
-}
-
-watch_event_type event_type(std::string_view t) {
-  if (t == "ADDED")
-    return watch_event_type::added;
-  if (t == "MODIFIED")
-    return watch_event_type::modified;
-  if (t == "DELETED")
-    return watch_event_type::deleted;
-  if (t == "BOOKMARK")
-    return watch_event_type::bookmark;
-  fail("type", "unknown event type");
-}
-
 } // namespace
 
 result<api_object> decode_object(resource res, std::string_view json) {
@@ -129,40 +94,16 @@ result<wire_list> decode_list(resource res, std::string_view json) {
 
 result<wire_watch_line> decode_watch_line(resource res, std::string_view line) {
   return decode("watch event", line, [res](od::value v) {
-    if (v.type() != od::json_type::object)
-      fail("event", "expected an object");
     wire_watch_line out;
-    std::optional<std::string> type;
-    bool has_object = false;
-    od::object obj = v.get_object();
-    for (auto field : obj) {
-      std::string_view key = field.unescaped_key();
-      od::value value = field.value();
-      if (key == "type") {
-        type = text(value, "type");
-      } else if (key == "object") {
-        // The real server writes "type" first; the object's meaning depends
-        // on it, so an object before its type is refused.
-        if (!type)
-          fail("object", "before type");
-        has_object = true;
-        if (*type == "ERROR") {
-          out.is_error = true;
-          out.status = status_of(value, "object");
-        } else {
-          out.event.type = event_type(*type);
-          out.event.object = object_of(res, value, "object");
-          out.event.resource_version = parse_resource_version(
-            out.event.object.meta().resource_version);
-          if (out.event.type == watch_event_type::bookmark)
-            out.event.object = api_object{};
-        }
-      }
-    }
-    if (!type)
-      fail("type", "Required value");
-    if (!has_object)
-      fail("object", "Required value");
+    out.is_error = watch_envelope(
+      v, out.status, [&](watch_event_type type, od::value& object) {
+        out.event.type = type;
+        out.event.object = object_of(res, object, "object");
+        out.event.resource_version = parse_resource_version(
+          out.event.object.meta().resource_version);
+        if (type == watch_event_type::bookmark)
+          out.event.object = api_object{};
+      });
     return out;
   });
 }

@@ -15,6 +15,8 @@
 #include "podref/messages/base64.hpp"
 #include "podref/messages/errors.hpp"
 #include "podref/messages/object_meta.hpp"
+#include "podref/messages/source_protocol.hpp"
+#include "podref/wire/wire_decode.hpp"
 
 namespace podref::wire::detail {
 
@@ -70,6 +72,93 @@ text_map(od::value v, const std::string& path, bool base64) {
     out.emplace(std::move(key), std::move(value));
   }
   return out;
+}
+
+/// Walks the members of the object `v` (null: none) at `path`, skipping
+/// null members.
+template <class F>
+void members(od::value v, const std::string& path, F&& on_member) {
+  if (is_null(v))
+    return;
+  if (v.type() != od::json_type::object)
+    fail(path, "expected an object");
+  od::object obj = v.get_object();
+  for (auto field : obj) {
+    std::string_view key = field.unescaped_key();
+    od::value value = field.value();
+    if (is_null(value))
+      continue;
+    on_member(key, value);
+  }
+}
+
+/// A metav1.Status at `path`; an error when `v` is not one.
+inline wire_status status_of(od::value v, const std::string& path) {
+  if (v.type() != od::json_type::object)
+    fail(path, "expected an object");
+  wire_status out;
+  bool is_status = false;
+  members(v, path, [&](std::string_view key, od::value& x) {
+    if (key == "kind")
+      is_status = text(x, path + ".kind") == "Status";
+    else if (key == "code")
+      out.code = static_cast<int>(std::int64_t{x.get_int64()});
+    else if (key == "reason")
+      out.reason = text(x, path + ".reason");
+    else if (key == "message")
+      out.message = text(x, path + ".message");
+  });
+  if (!is_status)
+    fail(path + ".kind", "expected Status");
+  return out;
+}
+
+inline watch_event_type event_type(std::string_view t) {
+  if (t == "ADDED")
+    return watch_event_type::added;
+  if (t == "MODIFIED")
+    return watch_event_type::modified;
+  if (t == "DELETED")
+    return watch_event_type::deleted;
+  if (t == "BOOKMARK")
+    return watch_event_type::bookmark;
+  fail("type", "unknown event type");
+}
+
+/// A watch line's {"type": T, "object": O}, both required. The real server
+/// writes the type first and the object's meaning depends on it, so an
+/// object before its type is refused. An ERROR's Status goes to `status`
+/// (returns true); any other type calls `on_object(event_type(T), O)`.
+template <class F>
+bool watch_envelope(od::value v, wire_status& status, F&& on_object) {
+  if (v.type() != od::json_type::object)
+    fail("event", "expected an object");
+  std::optional<std::string> type;
+  bool has_object = false;
+  bool is_error = false;
+  od::object obj = v.get_object();
+  for (auto field : obj) {
+    std::string_view key = field.unescaped_key();
+    od::value value = field.value();
+    if (key == "type") {
+      type = text(value, "type");
+    } else if (key == "object") {
+      if (!type)
+        fail("object", "before type");
+      has_object = true;
+      if (*type == "ERROR") {
+        is_error = true;
+        status = status_of(value, "object");
+      } else {
+        on_object(event_type(*type), value);
+      }
+    }
+  }
+  if (!type)
+    fail("type", "Required value");
+  if (!has_object)
+    fail("object", "Required value");
+  return is_error;
 }
 
 /// The metadata fields podref keeps; `extra(key, value)` sees the others
