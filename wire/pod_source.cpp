@@ -17,6 +17,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "podref/wire/detail/request_rules.hpp"
+#include "podref/wire/detail/watch_stream.hpp"
 #include "podref/wire/http_client.hpp"
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::wire::http_response)
@@ -31,14 +32,6 @@ using line_atom = caf::atom_constant<caf::atom("ps_line")>;
 using stream_done_atom = caf::atom_constant<caf::atom("ps_sdone")>;
 using list_atom_ = caf::atom_constant<caf::atom("ps_list")>;
 using watch_atom_ = caf::atom_constant<caf::atom("ps_watch")>;
-
-struct stream_state {
-  explicit stream_state(std::size_t max_line) : splitter(max_line) {
-    // nop
-  }
-  line_splitter splitter;
-  std::string error;
-};
 
 /// What the source knows of a pod: its last delivered state.
 struct known_pod {
@@ -279,37 +272,27 @@ void send_watch(source_actor* self) {
   auto path = "/api/v1/pods?allowWatchBookmarks=true&" + st.selector()
               + "&resourceVersion=" + detail::escape(st.rv)
               + "&timeoutSeconds=" + std::to_string(timeout_s) + "&watch=true";
-  auto stream = std::make_shared<stream_state>(
+  auto stream = std::make_shared<detail::watch_stream>(
     st.options.requests.max_event_bytes);
   caf::actor_addr addr = self->address();
   auto gen = st.generation;
   auto limits = st.options.limits;
-  auto max_bytes = st.options.requests.max_event_bytes;
   http_client::handlers h;
-  h.on_stream = [addr, gen, stream, limits, max_bytes](std::string_view chunk) {
+  h.on_stream = [addr, gen, stream, limits](std::string_view chunk) {
     auto a = caf::actor_cast<caf::actor>(addr);
     if (!a)
       return false;
-    auto ok = stream->splitter.feed(chunk, [&](std::string_view line) {
-      auto ev = decode_pod_watch_line(line, limits);
-      if (!ev) {
-        stream->error = ev.error().message;
-        return false;
-      }
-      caf::anon_send(a, line_atom::value, gen, std::move(ev).value());
-      return true;
-    });
-    if (!ok && stream->error.empty())
-      stream->error = "watch event over " + std::to_string(max_bytes)
-                      + " bytes";
-    return ok;
+    return stream->feed(
+      chunk,
+      [&limits](std::string_view line) {
+        return decode_pod_watch_line(line, limits);
+      },
+      [&](wire_pod_watch_line ev) {
+        caf::anon_send(a, line_atom::value, gen, std::move(ev));
+      });
   };
   h.on_done = [addr, gen, stream](http_response r) {
-    if (stream->error.empty() && r.status == 200 && r.error.empty()
-        && stream->splitter.has_partial_line())
-      stream->error = "stream ended mid-event";
-    if (!stream->error.empty())
-      r.error = stream->error;
+    stream->finish(r);
     if (auto a = caf::actor_cast<caf::actor>(addr))
       caf::anon_send(a, stream_done_atom::value, gen, std::move(r));
   };

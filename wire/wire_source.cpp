@@ -19,6 +19,7 @@
 
 #include "podref/messages/actor_types.hpp"
 #include "podref/wire/detail/request_rules.hpp"
+#include "podref/wire/detail/watch_stream.hpp"
 #include "podref/wire/http_client.hpp"
 #include "podref/wire/wire_decode.hpp"
 
@@ -61,15 +62,6 @@ struct open_watch {
   /// 0 while the request waits for the rate limiter.
   http_client::request_id http = 0;
   std::uint32_t throttle_retries = 0;
-};
-
-/// What the I/O thread keeps of one watch stream.
-struct stream_state {
-  explicit stream_state(std::size_t max_line) : splitter(max_line) {
-    // nop
-  }
-  line_splitter splitter;
-  std::string error;
 };
 
 struct source_state {
@@ -166,34 +158,24 @@ void send_watch(source_actor* self, watch_id id) {
   std::uniform_int_distribution<std::uint64_t> draw{min_s, 2 * min_s - 1};
   auto timeout_s = draw(st.rng);
   auto path = watch_path(i->second, timeout_s);
-  auto stream = std::make_shared<stream_state>(st.options.max_event_bytes);
+  auto stream = std::make_shared<detail::watch_stream>(
+    st.options.max_event_bytes);
   caf::actor_addr addr = self->address();
   auto res = i->second.res;
-  auto limit = st.options.max_event_bytes;
   http_client::handlers h;
-  h.on_stream = [addr, id, stream, res, limit](std::string_view chunk) {
+  h.on_stream = [addr, id, stream, res](std::string_view chunk) {
     auto a = caf::actor_cast<caf::actor>(addr);
     if (!a)
       return false;
-    auto ok = stream->splitter.feed(chunk, [&](std::string_view line) {
-      auto ev = decode_watch_line(res, line);
-      if (!ev) {
-        stream->error = ev.error().message;
-        return false;
-      }
-      caf::anon_send(a, line_atom::value, id, std::move(ev).value());
-      return true;
-    });
-    if (!ok && stream->error.empty())
-      stream->error = "watch event over " + std::to_string(limit) + " bytes";
-    return ok;
+    return stream->feed(
+      chunk,
+      [res](std::string_view line) { return decode_watch_line(res, line); },
+      [&](wire_watch_line ev) {
+        caf::anon_send(a, line_atom::value, id, std::move(ev));
+      });
   };
   h.on_done = [addr, id, stream](http_response r) {
-    if (stream->error.empty() && r.status == 200 && r.error.empty()
-        && stream->splitter.has_partial_line())
-      stream->error = "stream ended mid-event";
-    if (!stream->error.empty())
-      r.error = stream->error;
+    stream->finish(r);
     if (auto a = caf::actor_cast<caf::actor>(addr))
       caf::anon_send(a, stream_done_atom::value, id, std::move(r));
   };
