@@ -65,6 +65,8 @@ cluster_stats cluster::stats() const {
   out.bytes_received = http.bytes_received;
   out.open_streams = http.open_streams;
   out.connects = http.connects;
+  out.exec_runs = http.exec_runs;
+  out.exec_failures = http.exec_failures;
   out.http2_responses = http.http2_responses;
   out.throttled = impl_->counters->throttled.load();
   out.throttled_wait_ns = impl_->counters->throttled_wait_ns.load();

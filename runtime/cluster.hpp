@@ -49,6 +49,9 @@ struct cluster_stats {
   std::uint64_t retried_429 = 0;
   /// Watches ended by a malformed, oversized or cut line.
   std::uint64_t bad_streams = 0;
+  /// Exec credential plugin runs, and those that failed.
+  std::uint64_t exec_runs = 0;
+  std::uint64_t exec_failures = 0;
 };
 
 class cluster {

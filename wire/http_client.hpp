@@ -15,7 +15,9 @@
 //
 // Credentials come from the resolved client_config (wire/kubeconfig.hpp):
 // the CA, the client certificate and key, a bearer token or a token file
-// (re-read at most every token_file_reread, and after a 401). The resolver
+// (re-read at most every token_file_reread, and after a 401), or an exec
+// plugin (wire/exec_credential.hpp: run again when its credential expires
+// or draws a 401). tls-server-name names the server for TLS. The resolver
 // drops every credential for http:// servers; start() refuses one anyway.
 #pragma once
 
@@ -29,6 +31,7 @@
 #include <string_view>
 
 #include "podref/messages/errors.hpp"
+#include "podref/wire/exec_credential.hpp"
 #include "podref/wire/kubeconfig.hpp"
 
 namespace podref::wire {
@@ -51,6 +54,8 @@ struct http_client_options {
   /// Whole-transfer timeout of non-streamed requests.
   std::chrono::milliseconds request_timeout{60000};
   std::chrono::seconds token_file_reread{60};
+  /// Bounds of an exec credential plugin's runs.
+  exec_limits exec;
   std::string user_agent = "podref";
 };
 
@@ -82,6 +87,11 @@ struct http_client_stats {
   std::uint64_t connects = 0;
   /// Replies that came over HTTP/2.
   std::uint64_t http2_responses = 0;
+  /// Exec credential plugin runs (the first one included), those that
+  /// failed, and the last failure (naming the plugin, never its output).
+  std::uint64_t exec_runs = 0;
+  std::uint64_t exec_failures = 0;
+  std::string exec_error;
 };
 
 class http_client {
@@ -96,9 +106,9 @@ public:
     std::function<void(http_response)> on_done;
   };
 
-  /// Starts the I/O thread. Fails for configurations it cannot honour
-  /// (naming the field): an exec plugin, tls-server-name, credentials for
-  /// an http:// server.
+  /// Runs the exec plugin once when there is one (its failure fails the
+  /// start), then starts the I/O thread. Fails for configurations it cannot
+  /// honour, naming the field: credentials for an http:// server.
   static result<std::unique_ptr<http_client>>
   start(const client_config& config, const http_client_options& options = {});
 
