@@ -49,6 +49,10 @@ struct cluster_stats {
   std::uint64_t retried_429 = 0;
   /// Watches ended by a malformed, oversized or cut line.
   std::uint64_t bad_streams = 0;
+  /// Streaming lists (wire_source_options::watch_list) that fell back to
+  /// list+watch, and whose stream a watch took over.
+  std::uint64_t watch_list_fallbacks = 0;
+  std::uint64_t watch_list_adopted = 0;
 };
 
 class cluster {
