@@ -81,14 +81,18 @@ struct watched_set {
     cl.reset();
   }
 
-  /// Spins until s<i> reads as the child's write number `write`.
-  void wait_for(std::size_t i, std::size_t write) {
+  /// Waits until s<i> reads as the child's write number `write`: spinning
+  /// (a latency sample), or polling every 200 us (its CPU counts).
+  void wait_for(std::size_t i, std::size_t write, bool spin) {
     auto want = std::to_string(write);
     for (;;) {
       auto s = mgr->get_secret("default", bench_secret_name(i));
       if (s && (*s)->data.at("k") == want)
         return;
-      std::this_thread::yield();
+      if (spin)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   }
 };
@@ -158,7 +162,7 @@ bench_result run_wire_propagate(const wire_bench_options& o) {
   auto base = w.writes + (o.events - 1) * o.objects;
   w.writes += o.events * o.objects;
   for (std::size_t i = 0; i < o.objects; ++i)
-    w.wait_for(i, base + i + 1);
+    w.wait_for(i, base + i + 1, false);
   auto cpu = process_cpu_seconds() - cpu0;
   auto events = static_cast<double>(o.events * o.objects);
   r.extra["cpu_us_per_event"] = cpu * 1e6 / events;
@@ -176,7 +180,7 @@ bench_result run_wire_propagate(const wire_bench_options& o) {
     auto write = ++w.writes;
     std::int64_t visible_ns = 0;
     auto times = w.srv.update(i, [&] {
-      w.wait_for(i, write);
+      w.wait_for(i, write, true);
       visible_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                      clock_type::now().time_since_epoch())
                      .count();
