@@ -160,17 +160,24 @@ int run_wire(const bench_options& options,
   o.samples = options.samples;
   o.qps = options.qps;
   o.transport = options.transport;
-  try {
-    auto results = bench::run_wire_workloads(o);
+  // Each result is printed as soon as it is measured (JSON lines), or
+  // with those before it when a later workload fails (the table).
+  std::vector<bench::bench_result> done;
+  o.measured = [&](const bench::bench_result& r) {
+    done.push_back(r);
     if (options.json)
-      bench::print_json(results, out, 0);
-    else
-      bench::print_table(results, out);
+      bench::print_json(done, out, done.size() - 1);
+  };
+  int rc = 0;
+  try {
+    bench::run_wire_workloads(o);
   } catch (const std::exception& e) {
     err << "podref bench: " << e.what() << "\n";
-    return 1;
+    rc = 1;
   }
-  return 0;
+  if (!options.json && !done.empty())
+    bench::print_table(done, out);
+  return rc;
 #  else
   (void) options;
   (void) workloads;

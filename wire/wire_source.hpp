@@ -12,7 +12,9 @@
 //   again from the last version it saw), an ERROR 410 event or an HTTP 410 a
 //   w_end with errc::expired (it relists), a malformed or oversized line or
 //   a stream cut mid-line a w_end with errc::unavailable (it backs off);
-// - get(ns, name, rv): GET .../RES/NAME[?resourceVersion=RV].
+// - get(ns, name, rv): GET .../RES/NAME[?resourceVersion=RV];
+// - with options.watch_list, a first list or a relist is a watch-list
+//   whose stream then serves the watch (watch_list.cpp).
 // Error replies: 404 errc::not_found with the server's message (`secrets
 // "x" not found`); 410 and 504 "too large resource version" errc::expired;
 // 429, on a request or before a watch's stream began, retried after its

@@ -221,6 +221,10 @@ std::vector<bench_result> run_wire_workloads(const wire_bench_options& o) {
       out.push_back(run_wire_sync(o));
     else if (name == "wire-propagate")
       out.push_back(run_wire_propagate(o));
+    else
+      continue;
+    if (o.measured)
+      o.measured(out.back());
   }
   return out;
 }

@@ -43,6 +43,8 @@ struct wire_bench_options {
   /// "h2-tls", "h2c" or "http1".
   std::string transport = "h2-tls";
   std::function<void(const std::string&)> progress;
+  /// Receives each result as soon as it is measured; may be empty.
+  std::function<void(const bench_result&)> measured;
 };
 
 /// Whether `name` is a wire workload.
@@ -50,7 +52,7 @@ bool is_wire_workload(const std::string& name);
 
 /// Runs the selected wire workloads in order; throws std::runtime_error
 /// when one cannot run (a server that does not start, an object that does
-/// not sync).
+/// not sync), after `measured` got the results before it.
 std::vector<bench_result> run_wire_workloads(const wire_bench_options& o);
 
 /// The workloads themselves.
