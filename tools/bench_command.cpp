@@ -125,6 +125,12 @@ bool take_soak(std::vector<std::string>& workloads) {
   return found;
 }
 
+} // namespace
+
+#ifdef PODREF_HAVE_BENCH
+
+namespace {
+
 /// Moves the wire workloads of `workloads` into the result.
 std::vector<std::string> take_wire(std::vector<std::string>& workloads) {
   std::vector<std::string> wire;
@@ -135,12 +141,6 @@ std::vector<std::string> take_wire(std::vector<std::string>& workloads) {
   workloads.erase(i, workloads.end());
   return wire;
 }
-
-} // namespace
-
-#ifdef PODREF_HAVE_BENCH
-
-namespace {
 
 /// `-w wire-*`: the wire client's workloads (bench/wire/workloads.hpp).
 int run_wire(const bench_options& options,
