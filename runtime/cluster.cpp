@@ -72,6 +72,8 @@ cluster_stats cluster::stats() const {
   out.throttled_wait_ns = impl_->counters->throttled_wait_ns.load();
   out.retried_429 = impl_->counters->retried_429.load();
   out.bad_streams = impl_->counters->bad_streams.load();
+  out.watch_list_fallbacks = impl_->counters->watch_list_fallbacks.load();
+  out.watch_list_adopted = impl_->counters->watch_list_adopted.load();
   return out;
 }
 

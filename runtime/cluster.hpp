@@ -52,6 +52,10 @@ struct cluster_stats {
   /// Exec credential plugin runs, and those that failed.
   std::uint64_t exec_runs = 0;
   std::uint64_t exec_failures = 0;
+  /// Streaming lists (wire_source_options::watch_list) that fell back to
+  /// list+watch, and whose stream a watch took over.
+  std::uint64_t watch_list_fallbacks = 0;
+  std::uint64_t watch_list_adopted = 0;
 };
 
 class cluster {

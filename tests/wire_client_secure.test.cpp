@@ -21,6 +21,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -34,6 +36,8 @@
 using namespace podref;
 using podref::test::make_secret;
 using podref::test::pod_with_secrets;
+
+using podref::test::temp_dir;
 
 namespace {
 
@@ -49,19 +53,6 @@ bool eventually(const std::function<bool()>& f) {
   }
   return f();
 }
-
-/// A fresh directory, removed with what is in it.
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/podref-wire-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    [[maybe_unused]] auto rc = std::system(cmd.c_str());
-  }
-};
 
 std::string read_all(const std::string& path) {
   auto x = wire::read_small_file(path);

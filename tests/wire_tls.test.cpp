@@ -15,6 +15,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -33,6 +35,8 @@
 using namespace podref;
 using json = nlohmann::json;
 
+using podref::test::temp_dir;
+
 namespace {
 
 const json unauthorized_body = json::parse(
@@ -40,19 +44,6 @@ const json unauthorized_body = json::parse(
   R"("message":"Unauthorized","reason":"Unauthorized","code":401})");
 
 constexpr const char* good_token = "tok-alice-0123456789";
-
-/// A fresh directory, removed with what is in it.
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/podref-tls-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    [[maybe_unused]] auto rc = std::system(cmd.c_str());
-  }
-};
 
 std::string read_all(const std::string& path) {
   auto x = wire::read_small_file(path);

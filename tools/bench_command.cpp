@@ -17,6 +17,9 @@
 #  include "bench/engine.hpp"
 #  include "bench/report.hpp"
 #endif
+#ifdef PODREF_HAVE_WIRE_BENCH
+#  include "bench/wire/workloads.hpp"
+#endif
 
 namespace podref::cli {
 
@@ -27,7 +30,9 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
     ->add_option("-w,--workload", options.workloads,
                  "Workloads: register, churn-warm, churn-cold, get, "
                  "propagate, scale (default: all); soak: the node "
-                 "simulation with API server faults for --seconds")
+                 "simulation with API server faults for --seconds; "
+                 "wire-replay, wire-sync, wire-propagate: the wire client "
+                 "(not in the default set)")
     ->delimiter(',');
   cmd->add_option("-t,--threads", options.threads, "Caller thread counts")
     ->delimiter(',')
@@ -70,6 +75,25 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
                   "Directory of manifests (soak)")
     ->type_name("DIR")
     ->capture_default_str();
+  cmd->add_option("--objects", options.objects,
+                  "Watched objects of the wire workloads")
+    ->capture_default_str();
+  cmd->add_option("--bytes", options.bytes, "Value bytes per object (wire)")
+    ->capture_default_str();
+  cmd->add_option("--events", options.events,
+                  "Updates per object (wire-replay, wire-propagate)")
+    ->capture_default_str();
+  cmd->add_option("--samples", options.samples,
+                  "Writes timed one at a time (wire-propagate)")
+    ->capture_default_str();
+  cmd->add_option("--qps", options.qps,
+                  "Client-side rate limit of the wire workloads, burst 100 "
+                  "(0: none; the kubelet's: 50)")
+    ->capture_default_str();
+  cmd->add_option("--transport", options.transport,
+                  "h2-tls, h2c or http1 (wire workloads)")
+    ->check(CLI::IsMember({"h2-tls", "h2c", "http1"}))
+    ->capture_default_str();
   cmd->add_flag("--json", options.json, "One JSON object per result line");
   cmd->add_flag("--csv", options.csv, "CSV instead of a table");
   cmd->add_option("--plot", options.plot,
@@ -105,11 +129,76 @@ bool take_soak(std::vector<std::string>& workloads) {
 
 #ifdef PODREF_HAVE_BENCH
 
+namespace {
+
+/// Moves the wire workloads of `workloads` into the result.
+std::vector<std::string> take_wire(std::vector<std::string>& workloads) {
+  std::vector<std::string> wire;
+  auto i = std::stable_partition(
+    workloads.begin(), workloads.end(),
+    [](const std::string& w) { return w.rfind("wire-", 0) != 0; });
+  wire.assign(i, workloads.end());
+  workloads.erase(i, workloads.end());
+  return wire;
+}
+
+/// `-w wire-*`: the wire client's workloads (bench/wire/workloads.hpp).
+int run_wire(const bench_options& options,
+             const std::vector<std::string>& workloads, std::ostream& out,
+             std::ostream& err) {
+#  ifdef PODREF_HAVE_WIRE_BENCH
+  bench::wire_bench_options o;
+  for (const auto& w : workloads)
+    if (!bench::is_wire_workload(w)) {
+      err << "podref bench: unknown workload " << w << "\n";
+      return 2;
+    }
+  o.workloads = workloads;
+  o.objects = options.objects;
+  o.bytes = options.bytes;
+  o.events = options.events;
+  o.samples = options.samples;
+  o.qps = options.qps;
+  o.transport = options.transport;
+  // Each result is printed as soon as it is measured (JSON lines), or
+  // with those before it when a later workload fails (the table).
+  std::vector<bench::bench_result> done;
+  o.measured = [&](const bench::bench_result& r) {
+    done.push_back(r);
+    if (options.json)
+      bench::print_json(done, out, done.size() - 1);
+  };
+  int rc = 0;
+  try {
+    bench::run_wire_workloads(o);
+  } catch (const std::exception& e) {
+    err << "podref bench: " << e.what() << "\n";
+    rc = 1;
+  }
+  if (!options.json && !done.empty())
+    bench::print_table(done, out);
+  return rc;
+#  else
+  (void) options;
+  (void) workloads;
+  (void) out;
+  err << "podref bench: this podref was built without the wire room\n";
+  return 1;
+#  endif
+}
+
+} // namespace
+
 int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
   auto workloads = options.workloads;
   if (take_soak(workloads)) {
     if (auto rc = run_soak(options, out, err); rc != 0 || workloads.empty())
+      return rc;
+  }
+  auto wire = take_wire(workloads);
+  if (!wire.empty()) {
+    if (auto rc = run_wire(options, wire, out, err); rc != 0 || workloads.empty())
       return rc;
   }
   bench::bench_options opts;

@@ -437,6 +437,11 @@ struct http_client::impl {
     if (timeout.count() > 0)
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
                        static_cast<long>(timeout.count()));
+    // libcurl gives every transfer a receive buffer of this size (16 KiB
+    // by default) for its whole life: most of an idle watch's memory.
+    // Events are small and arrive a few at a time.
+    if (t->h.on_stream)
+      curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 1024L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     t->mux = multiplexed();
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &impl::on_open_socket);
