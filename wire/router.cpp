@@ -359,6 +359,7 @@ route route_request(std::string_view method, std::string_view target) {
     {"/healthz", route_kind::healthz},
     {"/readyz", route_kind::readyz},
     {"/livez", route_kind::livez},
+    {"/metrics", route_kind::metrics},
     {"/api", route_kind::api_versions},
     {"/apis", route_kind::api_groups},
     {"/api/v1", route_kind::api_resources},
