@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -57,6 +56,52 @@ std::string_view view_of(const uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
+/// A response body's chunks waiting for nghttp2, in order: a vector with a
+/// read position. Empty, it holds no memory (a std::deque allocates a
+/// 512-byte block when constructed: 50 MB for 100k open watches).
+class chunk_queue {
+public:
+  bool empty() const noexcept {
+    return head_ == items_.size();
+  }
+
+  std::size_t size() const noexcept {
+    return items_.size() - head_;
+  }
+
+  std::string& front() {
+    return items_[head_];
+  }
+
+  void push_back(std::string x) {
+    items_.push_back(std::move(x));
+  }
+
+  void pop_front() {
+    std::string{}.swap(items_[head_++]);
+    if (head_ == items_.size()) {
+      head_ = 0;
+      items_.clear();
+      if (items_.capacity() > 16)
+        std::vector<std::string>{}.swap(items_);
+    } else if (head_ >= 32 && head_ * 2 >= items_.size()) {
+      // A queue that never drains does not grow by what it sent.
+      items_.erase(items_.begin(),
+                   items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
+  /// Keeps the first `n` chunks, drops the others.
+  void truncate(std::size_t n) {
+    items_.resize(head_ + std::min(n, size()));
+  }
+
+private:
+  std::vector<std::string> items_;
+  std::size_t head_ = 0;
+};
+
 /// One request stream and, once answered, its response body.
 struct h2_stream {
   std::int32_t id = 0;
@@ -79,7 +124,7 @@ struct h2_stream {
   /// The request must be complete (or a finished watch drained) by then.
   steady::time_point deadline;
   // -- the response body --
-  std::deque<std::string> out;
+  chunk_queue out;
   std::size_t out_offset = 0;
   /// No more body after `out`.
   bool eof = false;
@@ -492,7 +537,11 @@ private:
       req, core_->host + ":" + std::to_string(core_->port), policy,
       certificate_user_ ? &*certificate_user_ : nullptr,
       core_->options.namespace_lifecycle);
-    st.body.clear();
+    // What the request was is not needed any more: a watch holds none of
+    // it for its whole life.
+    for (auto* x : {&st.path, &st.accept, &st.content_type,
+                    &st.authorization, &st.body})
+      std::string{}.swap(*x);
     st.counted = std::move(d.counted);
     if (d.metrics)
       return respond(st, 200, metrics_content_type, core_->metrics.text());
@@ -578,7 +627,7 @@ private:
       // partly sent is finished first.
       core_->metrics.refused(refusal::slow_watcher);
       auto partly = st->out_offset > 0;
-      st->out.resize(partly ? 1 : 0);
+      st->out.truncate(partly ? 1 : 0);
       finish_watch(id);
       return;
     }
