@@ -14,6 +14,7 @@
 #include "simulate_command.hpp"
 
 #ifdef PODREF_HAVE_BENCH
+#  include "bench/apiserver_bench.hpp"
 #  include "bench/engine.hpp"
 #  include "bench/report.hpp"
 #endif
@@ -27,7 +28,9 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
     ->add_option("-w,--workload", options.workloads,
                  "Workloads: register, churn-warm, churn-cold, get, "
                  "propagate, scale (default: all); soak: the node "
-                 "simulation with API server faults for --seconds")
+                 "simulation with API server faults for --seconds; "
+                 "apiserver: the HTTP front over HTTP/2 (watches held, "
+                 "memory per watch, fan-out, latency)")
     ->delimiter(',');
   cmd->add_option("-t,--threads", options.threads, "Caller thread counts")
     ->delimiter(',')
@@ -70,6 +73,16 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
                   "Directory of manifests (soak)")
     ->type_name("DIR")
     ->capture_default_str();
+  cmd->add_option("--watches", options.watches,
+                  "Watches held open (apiserver)")
+    ->capture_default_str();
+  cmd->add_option("--watchers", options.watchers,
+                  "Watchers every fanned-out event reaches (apiserver)")
+    ->capture_default_str();
+  cmd->add_option("--connections", options.connections,
+                  "HTTP/2 connections of the client (apiserver)")
+    ->capture_default_str()
+    ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
   cmd->add_flag("--json", options.json, "One JSON object per result line");
   cmd->add_flag("--csv", options.csv, "CSV instead of a table");
   cmd->add_option("--plot", options.plot,
@@ -93,9 +106,9 @@ int run_soak(const bench_options& options, std::ostream& out,
   return run_simulate_command(sim, out, err);
 }
 
-/// Removes "soak" from `workloads`; true if it was there.
-bool take_soak(std::vector<std::string>& workloads) {
-  auto i = std::remove(workloads.begin(), workloads.end(), "soak");
+/// Removes `name` from `workloads`; true if it was there.
+bool take(std::vector<std::string>& workloads, const char* name) {
+  auto i = std::remove(workloads.begin(), workloads.end(), name);
   bool found = i != workloads.end();
   workloads.erase(i, workloads.end());
   return found;
@@ -108,7 +121,18 @@ bool take_soak(std::vector<std::string>& workloads) {
 int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
   auto workloads = options.workloads;
-  if (take_soak(workloads)) {
+  if (take(workloads, "apiserver")) {
+    bench::apiserver_bench_options a;
+    a.watches = options.watches;
+    a.watchers = options.watchers;
+    a.connections = options.connections;
+    a.seconds = options.seconds;
+    a.json = options.json;
+    if (auto rc = bench::run_apiserver_bench(a, out, err);
+        rc != 0 || workloads.empty())
+      return rc;
+  }
+  if (take(workloads, "soak")) {
     if (auto rc = run_soak(options, out, err); rc != 0 || workloads.empty())
       return rc;
   }
@@ -171,7 +195,7 @@ int run_bench_command(const bench_options& options, std::ostream& out,
 int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
   auto workloads = options.workloads;
-  if (take_soak(workloads) && workloads.empty())
+  if (take(workloads, "soak") && workloads.empty())
     return run_soak(options, out, err);
   err << "podref bench: this podref was built without benchmarks "
          "(PODREF_BUILD_BENCH=OFF)\n";

@@ -46,6 +46,11 @@ struct bench_options {
   std::string plot;
   /// Manifests of the soak's node simulation.
   std::string manifests = "examples/manifests";
+  /// `-w apiserver`: watches held open, watchers of the fan-out, and the
+  /// client's HTTP/2 connections.
+  std::size_t watches = 100000;
+  std::size_t watchers = 1000;
+  std::size_t connections = 8;
 };
 
 /// Registers the `bench` subcommand on `app`, bound to `options`.
