@@ -138,3 +138,20 @@ TEST_CASE("podref bench -w wire-* measures the wire client on tiny sets") {
   CHECK(rows[2]["latency"] == "propagation");
   CHECK(rows[2]["cpu_us_per_event"].get<double>() > 0);
 }
+
+TEST_CASE("bench -w apiserver holds its watches, fans events out and times "
+          "requests over HTTP/2") {
+  auto rows = run_bench({"-w", "apiserver", "--watches", "300", "--watchers",
+                         "20", "--connections", "2", "--seconds", "0.1",
+                         "--json"});
+  REQUIRE(rows.size() == 1);
+  const auto& r = rows[0];
+  INFO(r.dump());
+  CHECK(r["watches"] == 300);
+  CHECK(r["heap_bytes_per_watch"].get<double>() > 0);
+  CHECK(r["fanout_events"] == 200 * 20);
+  for (const char* op : {"get", "list", "create"}) {
+    CHECK(r["latency"][op]["n"].get<int>() > 0);
+    CHECK(r["latency"][op]["failed"] == 0);
+  }
+}

@@ -220,6 +220,12 @@ TEST_CASE("a bearer token authenticates; a wrong one or none gets 401") {
   CHECK(fetch(f.base + "/healthz", f.with_token("")).status == 401);
   CHECK(fetch(f.base + "/nowhere", f.with_token("")).status == 401);
   CHECK(fetch(f.base + "/healthz", f.with_token(good_token)).status == 200);
+  // /metrics too: the counts need a credential, as on the real server.
+  CHECK(fetch(f.base + "/metrics", f.with_token("")).status == 401);
+  auto metrics = fetch(f.base + "/metrics", f.with_token(good_token));
+  CHECK(metrics.status == 200);
+  CHECK(metrics.body.find("apiserver_request_total{code=\"401\"")
+        != std::string::npos);
 }
 
 TEST_CASE("a client certificate of the server's CA authenticates") {
@@ -342,6 +348,7 @@ TEST_CASE("anonymous requests reach only the public paths, when allowed") {
   tls_fixture f{true};
   CHECK(fetch(f.base + "/healthz", f.with_token("")).status == 200);
   CHECK(fetch(f.base + "/version", f.with_token("")).status == 200);
+  CHECK(fetch(f.base + "/metrics", f.with_token("")).status == 403);
   auto api = fetch(f.base + "/api", f.with_token(""));
   CHECK(api.status == 403);
   CHECK(json::parse(api.body).at("message")

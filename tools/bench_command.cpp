@@ -14,6 +14,7 @@
 #include "simulate_command.hpp"
 
 #ifdef PODREF_HAVE_BENCH
+#  include "bench/apiserver_bench.hpp"
 #  include "bench/engine.hpp"
 #  include "bench/report.hpp"
 #endif
@@ -31,8 +32,10 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
                  "Workloads: register, churn-warm, churn-cold, get, "
                  "propagate, scale (default: all); soak: the node "
                  "simulation with API server faults for --seconds; "
-                 "wire-replay, wire-sync, wire-propagate: the wire client "
-                 "(not in the default set)")
+                 "wire-replay, wire-sync, wire-propagate: the wire client; "
+                 "apiserver: the HTTP front over HTTP/2 (watches held, "
+                 "memory per watch, fan-out, latency) (neither in the "
+                 "default set)")
     ->delimiter(',');
   cmd->add_option("-t,--threads", options.threads, "Caller thread counts")
     ->delimiter(',')
@@ -94,6 +97,16 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
                   "h2-tls, h2c or http1 (wire workloads)")
     ->check(CLI::IsMember({"h2-tls", "h2c", "http1"}))
     ->capture_default_str();
+  cmd->add_option("--watches", options.watches,
+                  "Watches held open (apiserver)")
+    ->capture_default_str();
+  cmd->add_option("--watchers", options.watchers,
+                  "Watchers every fanned-out event reaches (apiserver)")
+    ->capture_default_str();
+  cmd->add_option("--connections", options.connections,
+                  "HTTP/2 connections of the client (apiserver)")
+    ->capture_default_str()
+    ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
   cmd->add_flag("--json", options.json, "One JSON object per result line");
   cmd->add_flag("--csv", options.csv, "CSV instead of a table");
   cmd->add_option("--plot", options.plot,
@@ -117,9 +130,9 @@ int run_soak(const bench_options& options, std::ostream& out,
   return run_simulate_command(sim, out, err);
 }
 
-/// Removes "soak" from `workloads`; true if it was there.
-bool take_soak(std::vector<std::string>& workloads) {
-  auto i = std::remove(workloads.begin(), workloads.end(), "soak");
+/// Removes `name` from `workloads`; true if it was there.
+bool take(std::vector<std::string>& workloads, const char* name) {
+  auto i = std::remove(workloads.begin(), workloads.end(), name);
   bool found = i != workloads.end();
   workloads.erase(i, workloads.end());
   return found;
@@ -192,7 +205,18 @@ int run_wire(const bench_options& options,
 int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
   auto workloads = options.workloads;
-  if (take_soak(workloads)) {
+  if (take(workloads, "apiserver")) {
+    bench::apiserver_bench_options a;
+    a.watches = options.watches;
+    a.watchers = options.watchers;
+    a.connections = options.connections;
+    a.seconds = options.seconds;
+    a.json = options.json;
+    if (auto rc = bench::run_apiserver_bench(a, out, err);
+        rc != 0 || workloads.empty())
+      return rc;
+  }
+  if (take(workloads, "soak")) {
     if (auto rc = run_soak(options, out, err); rc != 0 || workloads.empty())
       return rc;
   }
@@ -260,7 +284,7 @@ int run_bench_command(const bench_options& options, std::ostream& out,
 int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
   auto workloads = options.workloads;
-  if (take_soak(workloads) && workloads.empty())
+  if (take(workloads, "soak") && workloads.empty())
     return run_soak(options, out, err);
   err << "podref bench: this podref was built without benchmarks "
          "(PODREF_BUILD_BENCH=OFF)\n";

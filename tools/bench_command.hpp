@@ -53,6 +53,11 @@ struct bench_options {
   std::size_t samples = 2000;
   double qps = 0;
   std::string transport = "h2-tls";
+  /// `-w apiserver`: watches held open, watchers of the fan-out, and the
+  /// client's HTTP/2 connections.
+  std::size_t watches = 100000;
+  std::size_t watchers = 1000;
+  std::size_t connections = 8;
 };
 
 /// Registers the `bench` subcommand on `app`, bound to `options`.

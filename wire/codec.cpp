@@ -247,7 +247,7 @@ nlohmann::ordered_json object_json(const api_object& obj, bool with_type) {
 } // namespace detail
 
 std::string encode_object(const api_object& obj) {
-  return detail::object_json(obj, true).dump();
+  return detail::json_text(detail::object_json(obj, true));
 }
 
 std::string encode_list(resource res, const std::vector<api_object>& items,
@@ -260,7 +260,7 @@ std::string encode_list(resource res, const std::vector<api_object>& items,
   for (const auto& item : items)
     xs.push_back(detail::object_json(item, false));
   x["items"] = std::move(xs);
-  return x.dump();
+  return detail::json_text(x);
 }
 
 std::string encode_watch_line(std::string_view type,

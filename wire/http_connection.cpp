@@ -100,6 +100,7 @@ public:
     // cannot stretch the time to its first request by handshaking slowly.
     first_deadline_ = std::chrono::steady_clock::now()
                       + core_->options.request_read_timeout;
+    core_->metrics.connection_opened(protocol::http1);
     net::dispatch(stream_.get_executor(), [self = self()] {
       if constexpr (is_tls)
         self->handshake();
@@ -165,6 +166,7 @@ private:
   void hand_to_http2(std::string received) {
     lowest().expires_never();
     closed_ = true;
+    core_->metrics.connection_closed(protocol::http1);
     auto next = make_http2_connection(std::move(stream_), core_,
                                       std::move(received),
                                       std::move(certificate_user_));
@@ -215,17 +217,23 @@ private:
 
   void on_read(error_code ec) {
     lowest().expires_never();
+    if (ec == http::error::body_limit || ec == http::error::header_limit)
+      counted_ = unrouted_request(view_of(parser_->get().method_string()));
     if (ec == http::error::body_limit) {
+      core_->metrics.refused(refusal::body_bytes);
       auto status = too_large_status(core_->options.max_body_bytes);
       reply(status.code, "application/json", status.body, false);
       return;
     }
     if (ec == http::error::header_limit) {
+      core_->metrics.refused(refusal::header_bytes);
       reply(431, "text/plain; charset=utf-8",
             "Request Header Fields Too Large", false);
       return;
     }
     if (ec) {
+      if (ec == beast::error::timeout)
+        core_->metrics.refused(refusal::slow_request);
       close_now();
       return;
     }
@@ -247,6 +255,9 @@ private:
       req, core_->host + ":" + std::to_string(core_->port), policy,
       certificate_user_ ? &*certificate_user_ : nullptr,
       core_->options.namespace_lifecycle);
+    counted_ = std::move(d.counted);
+    if (d.metrics)
+      return reply(200, metrics_content_type, core_->metrics.text(), keep);
     if (d.reply)
       return reply(d.reply->status, std::move(d.reply->content_type),
                    std::move(d.reply->body), keep);
@@ -264,6 +275,7 @@ private:
              bool keep) {
     if (closed_)
       return;
+    core_->metrics.count_request(counted_, status);
     auto res = std::make_shared<http::response<http::string_body>>(
       make_response(status, std::move(content_type), std::move(body),
                     request_.version() == 0 ? 11 : request_.version()));
@@ -286,10 +298,13 @@ private:
     auto& opts = core_->options;
     if (core_->watches.fetch_add(1) >= opts.max_watches) {
       core_->watches.fetch_sub(1);
+      core_->metrics.refused(refusal::watches);
       auto status = too_many_requests_status("too many open watches");
       return reply(status.code, "application/json", status.body, false);
     }
     watching_ = true;
+    core_->metrics.count_request(counted_, 200);
+    core_->metrics.watch_opened(counted_);
     queue_.emplace_back(watch_head);
     write_next();
     auto self = this->self();
@@ -323,10 +338,12 @@ private:
     if (queue_.size() >= core_->options.max_queued_events) {
       // The client does not keep up: end the watch rather than buffer
       // without bound; it resumes from the last event it read.
+      core_->metrics.refused(refusal::slow_watcher);
       queue_.clear();
       finish_watch();
       return;
     }
+    core_->metrics.event_sent();
     queue_.push_back(chunk_of(line));
     write_next();
   }
@@ -370,8 +387,11 @@ private:
     closed_ = true;
     if (session_)
       session_->cancel();
-    if (watching_)
+    if (watching_) {
       core_->watches.fetch_sub(1);
+      core_->metrics.watch_closed(counted_);
+    }
+    core_->metrics.connection_closed(protocol::http1);
     error_code ignored;
     lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
     lowest().socket().close(ignored);
@@ -389,6 +409,8 @@ private:
   char probe_[1];
   std::chrono::steady_clock::time_point first_deadline_;
   std::optional<user_info> certificate_user_;
+  /// The request being answered, as /metrics counts it.
+  request_class counted_;
   bool first_request_ = true;
   bool writing_ = false;
   bool watching_ = false;

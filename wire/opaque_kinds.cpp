@@ -157,7 +157,7 @@ decoded_body decode_opaque_body(resource res, std::string_view body,
   add_defaults(res, meta, rest);
   auto obj = std::make_shared<opaque_object>();
   obj->metadata = std::move(meta);
-  obj->body = rest.dump();
+  obj->body = json_text(rest);
   return {api_object{res, opaque_object_ptr{std::move(obj)}}, std::nullopt};
 }
 

@@ -27,14 +27,11 @@ dispatch json_answer(std::string body) {
   return answer(200, "application/json", std::move(body));
 }
 
-} // namespace
-
-dispatch dispatch_request(const request_view& req,
-                          const std::string& host_port,
-                          const access_policy& policy,
-                          const user_info* certificate_user,
-                          bool namespace_lifecycle) {
-  auto r = route_request(req.method, req.target);
+dispatch dispatch_routed(const request_view& req, route r,
+                         const std::string& host_port,
+                         const access_policy& policy,
+                         const user_info* certificate_user,
+                         bool namespace_lifecycle) {
   auto path = req.target.substr(0, req.target.find('?'));
   if (auto denied = check_access(policy, {certificate_user, req.authorization},
                                  r, path))
@@ -63,6 +60,11 @@ dispatch dispatch_request(const request_view& req,
       return answer(200, "text/plain; charset=utf-8", openapi_v2_json());
     case route_kind::failure:
       return answer(r.failure.code, "application/json", r.failure.body);
+    case route_kind::metrics: {
+      dispatch d;
+      d.metrics = true;
+      return d;
+    }
     default:
       break;
   }
@@ -91,6 +93,21 @@ dispatch dispatch_request(const request_view& req,
   }
   d.watch = r.kind == route_kind::watch;
   d.call.r = std::move(r);
+  return d;
+}
+
+} // namespace
+
+dispatch dispatch_request(const request_view& req,
+                          const std::string& host_port,
+                          const access_policy& policy,
+                          const user_info* certificate_user,
+                          bool namespace_lifecycle) {
+  auto r = route_request(req.method, req.target);
+  auto counted = classify_request(req.method, r);
+  auto d = dispatch_routed(req, std::move(r), host_port, policy,
+                           certificate_user, namespace_lifecycle);
+  d.counted = std::move(counted);
   return d;
 }
 

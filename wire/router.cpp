@@ -108,7 +108,15 @@ bool parse_field_selector(const std::string& text, route& r) {
                                                                            : 1;
     req.value = std::string{part.substr(at + op_len)};
     if (!selectable(r.res, req.field)) {
-      r = fail(bad_request_status("field label not supported: " + req.field));
+      // The recorded texts: ConfigMaps name the fields they take (the
+      // generic registry's check), Secrets and Pods do not (their own
+      // conversion functions).
+      r = fail(bad_request_status(
+        r.res == resource::config_maps
+          ? "\"" + req.field
+              + "\" is not a known field selector: only \"metadata.name\", "
+                "\"metadata.namespace\""
+          : "field label not supported: " + req.field));
       return false;
     }
     // An equality on the name or namespace also routes the request.
@@ -359,6 +367,7 @@ route route_request(std::string_view method, std::string_view target) {
     {"/healthz", route_kind::healthz},
     {"/readyz", route_kind::readyz},
     {"/livez", route_kind::livez},
+    {"/metrics", route_kind::metrics},
     {"/api", route_kind::api_versions},
     {"/apis", route_kind::api_groups},
     {"/api/v1", route_kind::api_resources},

@@ -2,7 +2,7 @@
 // description of the API request out. No I/O; the HTTP server acts on the
 // result, and tests check it alone.
 //
-// Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1,
+// Served: /version, /healthz, /readyz, /livez, /metrics, /api, /apis, /api/v1,
 // /openapi/v3, /openapi/v3/api/v1, /openapi/v2; for the namespaced v1
 // secrets, configmaps and pods /api/v1/namespaces/NS/RES (GET list or
 // watch, POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, PATCH,
@@ -43,6 +43,8 @@ enum class route_kind : std::uint8_t {
   openapi_index,
   openapi_v1,
   openapi_v2,
+  /// GET /metrics: the front's counters (Prometheus text format).
+  metrics,
   get,
   list,
   watch,

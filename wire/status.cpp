@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/wire/codec.hpp"
+#include "podref/wire/detail/json_object.hpp"
 
 namespace podref::wire {
 
@@ -37,7 +38,7 @@ api_status failure_status(int code, const std::string& reason,
     x["details"] = std::move(details);
   }
   x["code"] = code;
-  return {code, x.dump()};
+  return {code, detail::json_text(x)};
 }
 
 api_status not_found_status(resource res, const std::string& name) {
@@ -120,7 +121,7 @@ api_status delete_success_status(resource res, const std::string& name,
   if (!uid.empty())
     details["uid"] = uid;
   x["details"] = std::move(details);
-  return {200, x.dump()};
+  return {200, detail::json_text(x)};
 }
 
 std::string expired_watch_status(const std::string& message) {
@@ -152,7 +153,7 @@ api_status invalid_list_options_status(
   details["causes"] = std::move(xs);
   x["details"] = std::move(details);
   x["code"] = 422;
-  return {422, x.dump()};
+  return {422, detail::json_text(x)};
 }
 
 api_status too_large_version_status(std::uint64_t requested,
@@ -170,7 +171,7 @@ api_status too_large_version_status(std::uint64_t requested,
   details["retryAfterSeconds"] = 1;
   x["details"] = std::move(details);
   x["code"] = 504;
-  return {504, x.dump()};
+  return {504, detail::json_text(x)};
 }
 
 api_status expired_continue_status(const std::string& token) {
@@ -186,7 +187,7 @@ api_status expired_continue_status(const std::string& token) {
       "the list.";
   x["reason"] = "Expired";
   x["code"] = 410;
-  return {410, x.dump()};
+  return {410, detail::json_text(x)};
 }
 
 api_status namespace_terminating_status(resource res, const std::string& name,
@@ -204,7 +205,7 @@ api_status namespace_terminating_status(resource res, const std::string& name,
                       {"kind", plural},
                       {"causes", json::array({std::move(cause)})}};
   x["code"] = 403;
-  return {403, x.dump()};
+  return {403, detail::json_text(x)};
 }
 
 api_status immortal_namespace_status(const std::string& name) {

@@ -10,6 +10,7 @@
 
 #include "podref/wire/access.hpp"
 #include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/server_metrics.hpp"
 
 namespace podref::wire::detail {
 
@@ -31,6 +32,10 @@ struct dispatch {
   std::optional<http_reply> reply;
   api_call call;
   bool watch = false;
+  /// Answer with the front's metrics (GET /metrics, access checked).
+  bool metrics = false;
+  /// What the request is counted as.
+  request_class counted;
 };
 
 /// Checks `req`'s credentials (a 401 or 403 reply when `policy` refuses
