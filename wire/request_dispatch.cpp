@@ -47,9 +47,21 @@ dispatch dispatch_request(const request_view& req,
     case route_kind::livez:
       return answer(200, "text/plain; charset=utf-8", "ok");
     case route_kind::api_versions:
-      return json_answer(api_versions_document(host_port));
     case route_kind::api_groups:
-      return json_answer(api_groups_document());
+      switch (discovery_form_of(req.accept)) {
+        case discovery_form::not_acceptable:
+          return answer(406, "application/json", not_acceptable_body());
+        case discovery_form::aggregated:
+          return answer(200, aggregated_discovery_type,
+                        r.kind == route_kind::api_versions
+                          ? aggregated_api_document()
+                          : aggregated_apis_document());
+        case discovery_form::legacy:
+          break;
+      }
+      return json_answer(r.kind == route_kind::api_versions
+                           ? api_versions_document(host_port)
+                           : api_groups_document());
     case route_kind::api_resources:
       return json_answer(api_resources_document());
     case route_kind::openapi_index:
