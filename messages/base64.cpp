@@ -24,38 +24,70 @@ int sextet(char c) noexcept {
   return -1;
 }
 
+bool is_line_break(char c) noexcept {
+  return c == '\n' || c == '\r';
+}
+
 } // namespace
 
-std::optional<std::string> decode_base64(std::string_view text) {
-  std::string chars;
-  chars.reserve(text.size());
-  for (char c : text)
-    if (c != '\r' && c != '\n')
-      chars += c;
-  if (chars.size() % 4 != 0)
-    return std::nullopt;
+base64_decoded decode_base64_checked(std::string_view src) {
+  // Go's decodeQuantum, one quantum of four characters at a time, with its
+  // error offsets (which count skipped line breaks).
+  const std::size_t n = src.size();
+  std::size_t si = 0;
   std::string out;
-  out.reserve(chars.size() / 4 * 3);
-  for (std::size_t i = 0; i < chars.size(); i += 4) {
-    bool last = i + 4 == chars.size();
-    // Padding may only end the final quantum: "xx==" or "xxx=".
-    std::size_t pad = 0;
-    if (last && chars[i + 3] == '=')
-      pad = chars[i + 2] == '=' ? 2 : 1;
-    std::uint32_t bits = 0;
-    for (std::size_t k = 0; k < 4; ++k) {
-      int value = k < 4 - pad ? sextet(chars[i + k]) : 0;
-      if (value < 0)
-        return std::nullopt;
-      bits = (bits << 6) | static_cast<std::uint32_t>(value);
+  out.reserve(n / 4 * 3);
+  auto fail = [](std::size_t at) { return base64_decoded{std::nullopt, at}; };
+  for (;;) {
+    int buf[4] = {0, 0, 0, 0};
+    int len = 4;
+    for (int j = 0; j < 4; ++j) {
+      if (si == n) {
+        if (j == 0)
+          return {std::move(out), 0};
+        return fail(si - static_cast<std::size_t>(j));
+      }
+      char c = src[si++];
+      if (int v = sextet(c); v >= 0) {
+        buf[j] = v;
+        continue;
+      }
+      if (is_line_break(c)) {
+        --j;
+        continue;
+      }
+      if (c != '=' || j < 2)
+        return fail(si - 1);
+      if (j == 2) {
+        // "==" is expected: the first '=' is read.
+        while (si < n && is_line_break(src[si]))
+          ++si;
+        if (si == n)
+          return fail(n);
+        if (src[si] != '=')
+          return fail(si - 1);
+        ++si;
+      }
+      while (si < n && is_line_break(src[si]))
+        ++si;
+      if (si < n)
+        return fail(si); // trailing garbage after the padding
+      len = j;
+      break;
     }
-    out += static_cast<char>((bits >> 16) & 0xFFu);
-    if (pad < 2)
-      out += static_cast<char>((bits >> 8) & 0xFFu);
-    if (pad < 1)
-      out += static_cast<char>(bits & 0xFFu);
+    auto bits = (static_cast<std::uint32_t>(buf[0]) << 18)
+                | (static_cast<std::uint32_t>(buf[1]) << 12)
+                | (static_cast<std::uint32_t>(buf[2]) << 6)
+                | static_cast<std::uint32_t>(buf[3]);
+    for (int k = 0; k < len - 1; ++k)
+      out += static_cast<char>((bits >> (16 - 8 * k)) & 0xFFu);
+    if (len < 4)
+      return {std::move(out), 0};
   }
-  return out;
+}
+
+std::optional<std::string> decode_base64(std::string_view text) {
+  return decode_base64_checked(text).bytes;
 }
 
 std::string encode_base64(std::string_view in) {

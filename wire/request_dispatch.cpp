@@ -29,6 +29,17 @@ dispatch json_answer(std::string body) {
 
 } // namespace
 
+std::string warning_header(const std::string& text) {
+  std::string out = "299 - \"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    // Header values take no control characters.
+    out += (c >= 0x20 && c != 0x7f) ? c : '?';
+  }
+  return out + '"';
+}
+
 dispatch dispatch_request(const request_view& req,
                           const std::string& host_port,
                           const access_policy& policy,
@@ -90,6 +101,16 @@ dispatch dispatch_request(const request_view& req,
     if (decoded.failure)
       return answer(decoded.failure->code, "application/json",
                     decoded.failure->body);
+    // fieldValidation: unknown fields fail Strict, are Warnings with Warn
+    // (the default) and nothing with Ignore.
+    const auto& unknown = decoded.unknown_fields;
+    if (!unknown.empty() && r.field_validation == "Strict") {
+      auto status = strict_decoding_status(r.res, unknown);
+      return answer(status.code, "application/json", std::move(status.body));
+    }
+    if (r.field_validation != "Ignore")
+      for (const auto& field : unknown)
+        d.warnings.push_back(warning_header(unknown_field_text(field)));
     d.call.object = std::move(decoded.object);
     d.call.table = false;
   } else if (r.kind == route_kind::patch) {
