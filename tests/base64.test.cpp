@@ -68,12 +68,16 @@ TEST_CASE("base64 decoding agrees with the reference on every change and "
         auto got = podref::decode_base64(x);
         INFO(x);
         CHECK(got == reference(x));
+        // The validating decoder (error offsets as Go names them) accepts
+        // and refuses exactly what the fast one does.
+        CHECK(podref::decode_base64_checked(x).bytes == got);
         (got ? valid : invalid) += 1;
       }
       CHECK(podref::decode_base64(text.substr(0, i)) == reference(text.substr(0, i)));
       auto broken = text;
       broken.insert(i, i % 2 == 0 ? "\r\n" : "\n");
       CHECK(podref::decode_base64(broken) == bytes);
+      CHECK(podref::decode_base64_checked(broken).bytes == bytes);
     }
   }
   CHECK(valid > 0);

@@ -547,15 +547,16 @@ private:
       return respond(st, 200, metrics_content_type, core_->metrics.text());
     if (d.reply)
       return respond(st, d.reply->status, d.reply->content_type,
-                     std::move(d.reply->body));
+                     std::move(d.reply->body), d.warnings);
     if (d.watch)
       return start_watch(st, std::move(d.call));
     call_api(*core_->sys, core_->source(), std::move(d.call),
              core_->options.api_timeout,
-             from_outside([id = st.id](http2_connection& c, http_reply rep) {
+             from_outside([id = st.id, warnings = std::move(d.warnings)](
+                            http2_connection& c, http_reply rep) {
                if (auto st = c.find(id)) {
                  c.respond(*st, rep.status, rep.content_type,
-                           std::move(rep.body));
+                           std::move(rep.body), warnings);
                  c.flush();
                }
              }));
@@ -563,13 +564,16 @@ private:
 
   void submit_headers(h2_stream& st, int status,
                       const std::string& content_type,
-                      const std::string* length) {
+                      const std::string* length,
+                      const std::vector<std::string>& warnings = {}) {
     auto code = std::to_string(status);
     std::vector<nghttp2_nv> nva{header(":status", code),
                                 header("content-type", content_type),
                                 header("cache-control", "no-cache, private")};
     if (length)
       nva.push_back(header("content-length", *length));
+    for (const auto& w : warnings)
+      nva.push_back(header("warning", w));
     nghttp2_data_provider body;
     body.source.ptr = nullptr;
     body.read_callback = &read_body;
@@ -577,7 +581,8 @@ private:
   }
 
   void respond(h2_stream& st, int status, const std::string& content_type,
-               std::string body) {
+               std::string body,
+               const std::vector<std::string>& warnings = {}) {
     if (st.responded)
       return;
     st.responded = true;
@@ -586,7 +591,7 @@ private:
     if (st.method != "HEAD" && !body.empty())
       st.out.push_back(std::move(body));
     st.eof = true;
-    submit_headers(st, status, content_type, &length);
+    submit_headers(st, status, content_type, &length, warnings);
   }
 
   // -- watches ---------------------------------------------------------------------

@@ -36,14 +36,15 @@ using error_code = beast::error_code;
 
 namespace {
 
-http::response<http::string_body> make_response(int status,
-                                                std::string content_type,
-                                                std::string body,
-                                                unsigned version) {
+http::response<http::string_body>
+make_response(int status, std::string content_type, std::string body,
+              unsigned version, const std::vector<std::string>& warnings) {
   http::response<http::string_body> res{static_cast<http::status>(status),
                                         version};
   res.set(http::field::content_type, content_type);
   res.set(http::field::cache_control, "no-cache, private");
+  for (const auto& w : warnings)
+    res.insert(http::field::warning, w);
   res.body() = std::move(body);
   res.prepare_payload();
   return res;
@@ -260,25 +261,27 @@ private:
       return reply(200, metrics_content_type, core_->metrics.text(), keep);
     if (d.reply)
       return reply(d.reply->status, std::move(d.reply->content_type),
-                   std::move(d.reply->body), keep);
+                   std::move(d.reply->body), keep, d.warnings);
     if (d.watch)
       return start_watch(std::move(d.call));
     call_api(*core_->sys, core_->source(), std::move(d.call),
              core_->options.api_timeout,
-             from_outside([keep](connection_on& c, http_reply rep) {
+             from_outside([keep, warnings = std::move(d.warnings)](
+                            connection_on& c, http_reply rep) {
                c.reply(rep.status, rep.content_type, std::move(rep.body),
-                       keep);
+                       keep, warnings);
              }));
   }
 
   void reply(int status, std::string content_type, std::string body,
-             bool keep) {
+             bool keep, const std::vector<std::string>& warnings = {}) {
     if (closed_)
       return;
     core_->metrics.count_request(counted_, status);
     auto res = std::make_shared<http::response<http::string_body>>(
       make_response(status, std::move(content_type), std::move(body),
-                    request_.version() == 0 ? 11 : request_.version()));
+                    request_.version() == 0 ? 11 : request_.version(),
+                    warnings));
     res->keep_alive(keep);
     lowest().expires_after(core_->options.write_timeout);
     http::async_write(stream_, *res,

@@ -4,7 +4,7 @@
 #include <memory>
 #include <utility>
 
-#include "podref/messages/validation.hpp"
+#include "podref/messages/object_validation.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/status.hpp"
 
@@ -124,20 +124,9 @@ decoded_body decode_opaque_body(resource res, std::string_view body,
       return {{}, bad_request_status("metadata.annotations: expected a map "
                                      "of strings")};
   }
-  if (meta.name.empty())
-    return {{}, invalid_status(res, "", "metadata.name: Required value: name "
-                                        "or generateName is required")};
-  if (res == resource::namespaces) {
-    if (!is_dns1123_label(meta.name))
-      return {{}, invalid_status(res, meta.name,
-                                 "metadata.name: "
-                                   + invalid_value(meta.name,
-                                                   dns1123_label_errors(
-                                                     meta.name)))};
-  } else if (auto problem = object_name_problem(meta.name)) {
-    return {{}, invalid_status(res, meta.name, "metadata.name: " + *problem)};
-  }
   meta.ns = is_namespaced(res) ? path_ns : std::string{};
+  if (auto problems = find_meta_problems(meta, res); !problems.empty())
+    return {{}, invalid_status(res, meta.name, problems)};
   auto rest = json::object();
   for (auto& [k, v] : doc.items())
     if (k != "kind" && k != "apiVersion" && k != "metadata")

@@ -44,9 +44,21 @@ dispatch dispatch_routed(const request_view& req, route r,
     case route_kind::livez:
       return answer(200, "text/plain; charset=utf-8", "ok");
     case route_kind::api_versions:
-      return json_answer(api_versions_document(host_port));
     case route_kind::api_groups:
-      return json_answer(api_groups_document());
+      switch (discovery_form_of(req.accept)) {
+        case discovery_form::not_acceptable:
+          return answer(406, "application/json", not_acceptable_body());
+        case discovery_form::aggregated:
+          return answer(200, aggregated_discovery_type,
+                        r.kind == route_kind::api_versions
+                          ? aggregated_api_document()
+                          : aggregated_apis_document());
+        case discovery_form::legacy:
+          break;
+      }
+      return json_answer(r.kind == route_kind::api_versions
+                           ? api_versions_document(host_port)
+                           : api_groups_document());
     case route_kind::api_resources:
       return json_answer(api_resources_document());
     case route_kind::openapi_index:
@@ -80,6 +92,16 @@ dispatch dispatch_routed(const request_view& req, route r,
     if (decoded.failure)
       return answer(decoded.failure->code, "application/json",
                     decoded.failure->body);
+    // fieldValidation: unknown fields fail Strict, are Warnings with Warn
+    // (the default) and nothing with Ignore.
+    const auto& unknown = decoded.unknown_fields;
+    if (!unknown.empty() && r.field_validation == "Strict") {
+      auto status = strict_decoding_status(r.res, unknown);
+      return answer(status.code, "application/json", std::move(status.body));
+    }
+    if (r.field_validation != "Ignore")
+      for (const auto& field : unknown)
+        d.warnings.push_back(warning_header(unknown_field_text(field)));
     d.call.object = std::move(decoded.object);
     d.call.table = false;
   } else if (r.kind == route_kind::patch) {
@@ -97,6 +119,17 @@ dispatch dispatch_routed(const request_view& req, route r,
 }
 
 } // namespace
+
+std::string warning_header(const std::string& text) {
+  std::string out = "299 - \"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    // Header values take no control characters.
+    out += (c >= 0x20 && c != 0x7f) ? c : '?';
+  }
+  return out + '"';
+}
 
 dispatch dispatch_request(const request_view& req,
                           const std::string& host_port,

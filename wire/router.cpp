@@ -280,6 +280,8 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
         return false;
       }
       r.grace_period_seconds = n;
+    } else if (key == "fieldValidation") {
+      r.field_validation = value;
     } else if (key == "fieldSelector") {
       if (!parse_field_selector(value, r))
         return false;
@@ -353,6 +355,20 @@ route route_v1(std::string_view method, const std::vector<std::string>& seg) {
   return r;
 }
 
+/// The real server's CreateOptions, UpdateOptions and PatchOptions check
+/// of fieldValidation.
+void check_write_options(route& r) {
+  const auto& v = r.field_validation;
+  if (v.empty() || v == "Ignore" || v == "Warn" || v == "Strict")
+    return;
+  const char* kind = r.kind == route_kind::create   ? "CreateOptions"
+                     : r.kind == route_kind::update ? "UpdateOptions"
+                                                    : "PatchOptions";
+  r = fail(invalid_options_status(
+    kind, {not_supported("fieldValidation", v,
+                         "\"\", \"Ignore\", \"Strict\", \"Warn\"")}));
+}
+
 } // namespace
 
 route route_request(std::string_view method, std::string_view target) {
@@ -394,6 +410,9 @@ route route_request(std::string_view method, std::string_view target) {
     r.kind = route_kind::watch;
   if (r.kind == route_kind::list || r.kind == route_kind::watch)
     check_list_options(r);
+  else if (r.kind == route_kind::create || r.kind == route_kind::update
+           || r.kind == route_kind::patch)
+    check_write_options(r);
   return r;
 }
 

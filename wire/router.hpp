@@ -13,8 +13,8 @@
 // NotOlderThan), limit, continue, allowWatchBookmarks, sendInitialEvents,
 // timeoutSeconds, fieldSelector (metadata.name, metadata.namespace; a
 // Secret's type; a Pod's spec.nodeName; =, ==, !=), labelSelector
-// (label_selector.hpp), gracePeriodSeconds; others (timeout, fieldManager,
-// ...) are accepted and ignored. The combinations the real server refuses
+// (label_selector.hpp), gracePeriodSeconds, fieldValidation; others
+// (timeout, fieldManager, ...) are accepted and ignored. The combinations the real server refuses
 // get its 422 (invalid ListOptions) or 400.
 #pragma once
 
@@ -101,6 +101,10 @@ struct route {
   /// timeoutSeconds of a watch, when given (at most max_timeout_seconds;
   /// 0: none).
   std::optional<std::uint64_t> timeout_seconds;
+  /// fieldValidation of a create, update or patch: "", "Ignore", "Warn" or
+  /// "Strict" (checked: another value is the real server's 422; "" means
+  /// Warn).
+  std::string field_validation;
   /// For kind == failure.
   api_status failure;
 };
