@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
@@ -329,6 +330,14 @@ CLI::App* add_apiserver_command(CLI::App& app, apiserver_options& options) {
                   "connection (SETTINGS_MAX_CONCURRENT_STREAMS)")
     ->capture_default_str()
     ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-connections", options.max_connections,
+                  "client connections open at once")
+    ->capture_default_str()
+    ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-watches", options.max_watches,
+                  "watches open at once, over every connection (429 past it)")
+    ->capture_default_str()
+    ->check(CLI::Range(1, 1 << 22));
   return cmd;
 }
 
@@ -342,6 +351,16 @@ int run_apiserver_command(const apiserver_options& options, std::ostream& out,
   }
   http.io_threads = options.io_threads;
   http.max_streams = options.max_streams;
+  http.max_connections = options.max_connections;
+  http.max_watches = options.max_watches;
+  // Each connection is a socket: lift the soft limit of open files to the
+  // hard one, as kube-apiserver (a Go program) does.
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0
+      && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   std::string ca_pem;
   if (auto ok = configure_tls(options, http, ca_pem, out); !ok) {
     err << "podref apiserver: " << ok.error().message << '\n';

@@ -40,6 +40,10 @@ struct apiserver_options {
   std::size_t io_threads = 2;
   /// HTTP/2 streams open at once per connection.
   std::size_t max_streams = 250;
+  /// Connections and watches open at once (`podref hollow` needs more than
+  /// the defaults: a connection per node, a watch per node and object).
+  std::size_t max_connections = 1024;
+  std::size_t max_watches = 4096;
 };
 
 /// Registers the `apiserver` subcommand on `app`.

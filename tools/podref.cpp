@@ -9,6 +9,7 @@
 #include "podref/version.hpp"
 #include "apiserver_command.hpp"
 #include "bench_command.hpp"
+#include "hollow_command.hpp"
 #include "node_command.hpp"
 #include "refs_command.hpp"
 #include "simulate_command.hpp"
@@ -54,6 +55,8 @@ int main(int argc, char** argv) {
   auto* apiserver_cmd = podref::cli::add_apiserver_command(app, apiserver);
   podref::cli::node_options node;
   auto* node_cmd = podref::cli::add_node_command(app, node);
+  podref::cli::hollow_options hollow;
+  auto* hollow_cmd = podref::cli::add_hollow_command(app, hollow);
 
   try {
     app.parse(argc, argv);
@@ -71,5 +74,7 @@ int main(int argc, char** argv) {
     return podref::cli::run_apiserver_command(apiserver, std::cout, std::cerr);
   if (*node_cmd)
     return podref::cli::run_node_command(node, std::cout, std::cerr);
+  if (*hollow_cmd)
+    return podref::cli::run_hollow_command(hollow, std::cout, std::cerr);
   return 0;
 }
