@@ -13,6 +13,7 @@
 #include "podref/messages/object_meta.hpp"
 #include "podref/messages/pod_references.hpp"
 #include "podref/wire/detail/request_rules.hpp"
+#include "podref/wire/http_call.hpp"
 #include "podref/wire/pod_decode.hpp"
 
 namespace podref::cli::hollow {
@@ -51,7 +52,7 @@ std::vector<std::string> keys_of(const pod& p) {
 
 server_view read_server(fleet& f, wire::http_client& client) {
   server_view v;
-  auto r = call(client, "GET", "/api/v1/pods");
+  auto r = wire::call_and_wait(client, "GET", "/api/v1/pods");
   if (r.status != 200 || !r.error.empty()) {
     v.failure = wire::detail::error_of(r, "list pods").message;
     return v;

@@ -1,30 +1,8 @@
 #include "hollow/requests.hpp"
 
-#include <future>
 #include <utility>
 
 namespace podref::cli::hollow {
-
-wire::http_response call(wire::http_client& client, const std::string& method,
-                         const std::string& path, std::string body,
-                         const std::string& content_type,
-                         std::chrono::seconds limit) {
-  auto done = std::make_shared<std::promise<wire::http_response>>();
-  auto reply = done->get_future();
-  wire::http_client::handlers h;
-  h.on_done = [done](wire::http_response r) { done->set_value(std::move(r)); };
-  auto id = method == "GET"
-              ? client.get(path, std::move(h))
-              : client.send(method, path, std::move(body), std::move(h),
-                            content_type);
-  if (reply.wait_for(limit) != std::future_status::ready) {
-    client.cancel(id);
-    wire::http_response none;
-    none.error = "no reply";
-    return none;
-  }
-  return reply.get();
-}
 
 request_window::request_window(wire::http_client& client, std::size_t width)
   : client_(client), width_(width == 0 ? 1 : width) {

@@ -1,6 +1,6 @@
-// requests: the hollow command's own requests (creating, updating,
+// request_window: the hollow command's own requests (creating, updating,
 // reading back), on an http_client of the fleet's I/O loop, with a bounded
-// number in flight.
+// number in flight (one request waited for: wire/http_call.hpp).
 #pragma once
 
 #include <chrono>
@@ -14,13 +14,6 @@
 #include "podref/wire/http_client.hpp"
 
 namespace podref::cli::hollow {
-
-/// One request, waited for (at most `limit`; then status 0, error "no
-/// reply").
-wire::http_response call(wire::http_client& client, const std::string& method,
-                         const std::string& path, std::string body = {},
-                         const std::string& content_type = "application/json",
-                         std::chrono::seconds limit = std::chrono::seconds(90));
 
 /// Sends requests with at most `width` in flight; wait() blocks until every
 /// reply came. Replies go to each request's `done`, on the I/O thread.
