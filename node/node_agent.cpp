@@ -1,7 +1,6 @@
 // The node agent (node_agent.hpp has the contract).
 #include "podref/node/node_agent.hpp"
 
-#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -11,59 +10,12 @@
 #include <utility>
 
 #include "podref/messages/node_ttl.hpp"
-#include "podref/messages/pod_references.hpp"
+#include "podref/node/detail/agent_requests.hpp"
+#include "podref/node/detail/subscription_book.hpp"
 #include "podref/node/work_pool.hpp"
 #include "podref/runtime/runtime.hpp"
-#include "podref/wire/detail/request_rules.hpp"
-#include "podref/wire/http_client.hpp"
-#include "podref/wire/pod_decode.hpp"
 
 namespace podref {
-
-namespace {
-
-/// `s` as a JSON string (quotes, backslashes and control characters
-/// escaped): names and uids come from the server.
-std::string json_quoted(const std::string& s) {
-  static const char* hex = "0123456789abcdef";
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-/// A referenced object as the agent's observer keys it.
-struct object_key {
-  resource res;
-  std::string ns;
-  std::string name;
-
-  std::string text() const {
-    return std::string{res == resource::secrets ? "s/" : "c/"} + ns + "/"
-           + name;
-  }
-};
-
-std::vector<object_key> objects_of(const pod& p) {
-  std::vector<object_key> out;
-  for (auto& n : secret_names(p))
-    out.push_back({resource::secrets, p.metadata.ns, std::move(n)});
-  for (auto& n : config_map_names(p))
-    out.push_back({resource::config_maps, p.metadata.ns, std::move(n)});
-  return out;
-}
-
-} // namespace
 
 struct node_agent::impl : std::enable_shared_from_this<impl> {
   runtime& rt;
@@ -76,6 +28,7 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
   std::unique_ptr<secret_manager> secrets;
   std::unique_ptr<configmap_manager> config_maps;
   std::unique_ptr<wire::pod_source> pods;
+  std::unique_ptr<detail::agent_requests> requests;
 
   // Guarded by mtx: what other threads hand over, the stats, the strand's
   // state (scheduled: a drain is posted or running), and the registered
@@ -101,16 +54,9 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
   bool ttl_known = false;
   /// The uids a grace-0 DELETE was sent for (once per pod).
   std::unordered_set<std::string> confirmed;
-  /// Observer mode: per referenced object, the pods' count, the
-  /// subscription (0: to be made after the next sync) and whether a first
-  /// version arrived; pods whose check waits for their objects.
-  struct watched {
-    object_key key;
-    std::size_t refs = 0;
-    subscription_id sub = 0;
-    bool seen = false;
-  };
-  std::unordered_map<std::string, watched> objects;
+  /// Observer mode: the subscriptions, and the pods whose first check
+  /// waits for their objects.
+  std::unique_ptr<detail::subscription_book> book;
   std::unordered_set<std::string> waiting_checks;
 
   impl(runtime& r, cluster& c, const node_agent_options& o,
@@ -206,91 +152,30 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
     return static_cast<bool>(options.observer);
   }
 
-  void add_refs(const pod& p) {
-    for (auto& k : objects_of(p)) {
-      auto& w = objects[k.text()];
-      if (w.refs++ == 0)
-        w.key = std::move(k);
-    }
-  }
-
-  void drop_refs(const pod& p) {
-    for (const auto& k : objects_of(p)) {
-      auto i = objects.find(k.text());
-      if (i == objects.end() || --i->second.refs > 0)
-        continue;
-      auto sub = i->second.sub;
-      objects.erase(i);
-      if (sub != 0)
-        (k.res == resource::secrets ? secrets->unsubscribe(sub)
-                                    : config_maps->unsubscribe(sub));
-    }
-  }
-
-  /// Subscribes to every referenced object that has no subscription (after
-  /// a sync: the registrations are applied).
+  /// Subscribes what the book lacks; deliveries go to the observer at
+  /// once and to the strand as tasks.
   void subscribe_new() {
-    for (auto& [text, w] : objects) {
-      if (w.sub != 0)
-        continue;
-      auto key = text;
-      std::weak_ptr<impl> weak = shared_from_this();
-      auto res = w.key.res;
-      // Filled once subscribe returns: an end names the subscription it
-      // ends, so that a late one does not touch its successor.
-      auto id = std::make_shared<std::atomic<subscription_id>>(0);
-      auto cb = [weak, key, res, id](const object_change& c) {
-        auto self = weak.lock();
-        if (!self)
-          return;
-        if (c.kind != change_kind::ended)
-          self->options.observer(res, c);
-        auto kind = c.kind;
-        auto sub = id->load();
-        self->push_task(
-          [self, key, kind, sub] { self->object_event(key, kind, sub); });
-      };
-      auto sub = res == resource::secrets
-                   ? secrets->subscribe(w.key.ns, w.key.name, std::move(cb))
-                   : config_maps->subscribe(w.key.ns, w.key.name,
-                                            std::move(cb));
-      if (sub) {
-        w.sub = *sub;
-        id->store(*sub);
-      }
-    }
+    book->subscribe_new(delivery());
   }
 
-  /// A subscription delivered: a first version lets waiting checks go; the
-  /// end of the current subscription (the manager dropped the object within
-  /// a batch that also added it again) is subscribed again.
-  void object_event(const std::string& key, change_kind kind,
-                    subscription_id sub) {
-    auto i = objects.find(key);
-    if (i == objects.end())
-      return;
-    if (kind == change_kind::ended) {
-      if (sub == 0 || sub != i->second.sub)
+  detail::subscription_book::delivery delivery() {
+    std::weak_ptr<impl> weak = shared_from_this();
+    return [weak](resource res, const std::string& key,
+                  const object_change& c, subscription_id sub) {
+      auto self = weak.lock();
+      if (!self)
         return;
-      i->second.sub = 0;
-      secrets->sync();
-      config_maps->sync();
-      subscribe_new();
-      return;
-    }
-    if (i->second.seen)
-      return;
-    i->second.seen = true;
-    run_waiting_checks();
+      if (c.kind != change_kind::ended)
+        self->options.observer(res, c);
+      self->push_task([self, key, kind = c.kind, sub] {
+        if (self->book->on_delivery(key, kind, sub, self->delivery()))
+          self->run_waiting_checks();
+      });
+    };
   }
 
   bool objects_seen(const pod& p) const {
-    for (const auto& k : objects_of(p)) {
-      auto i = objects.find(k.text());
-      if (i == objects.end() || !i->second.seen)
-        return false;
-    }
-    return true;
+    return book->all_seen(p);
   }
 
   void run_waiting_checks() {
@@ -323,7 +208,7 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
     secrets->unregister_pod(*p);
     config_maps->unregister_pod(*p);
     if (observing())
-      drop_refs(*p);
+      book->drop_refs(*p);
     {
       std::lock_guard<std::mutex> guard{mtx};
       registered.erase(i);
@@ -389,9 +274,9 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
     }
     auto old = registered.find(p->metadata.uid);
     if (observing()) {
-      add_refs(*p);
+      book->add_refs(*p);
       if (old != registered.end())
-        drop_refs(*old->second.pod.pod);
+        book->drop_refs(*old->second.pod.pod);
     }
     {
       std::lock_guard<std::mutex> guard{mtx};
@@ -448,22 +333,6 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
 
   // -- the agent's own requests (asynchronous) ----------------------------------
 
-  /// Sends one request; `done` runs on the strand with the reply.
-  void call(std::string method, const std::string& path, std::string body,
-            std::function<void(wire::http_response&)> done) {
-    std::weak_ptr<impl> weak = shared_from_this();
-    wire::http_client::handlers h;
-    h.on_done = [weak, done = std::move(done)](wire::http_response r) {
-      if (auto self = weak.lock())
-        self->push_task([done, r = std::move(r)]() mutable { done(r); });
-    };
-    if (method == "GET")
-      source.client()->get(path, std::move(h));
-    else
-      source.client()->send(std::move(method), path, std::move(body),
-                            std::move(h));
-  }
-
   /// Sends the grace-0 DELETE of `p` (once).
   void confirm_delete(const pod& p) {
     if (!confirmed.insert(p.metadata.uid).second)
@@ -472,67 +341,41 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
       std::lock_guard<std::mutex> guard{mtx};
       ++stats.deletes_sent;
     }
-    auto path = "/api/v1/namespaces/" + wire::detail::escape(p.metadata.ns)
-                + "/pods/" + wire::detail::escape(p.metadata.name);
-    std::string body = R"({"kind":"DeleteOptions","apiVersion":"v1",)"
-                       R"("gracePeriodSeconds":0,"preconditions":{"uid":)"
-                       + json_quoted(p.metadata.uid) + "}}";
-    auto ns = p.metadata.ns;
-    auto name = p.metadata.name;
-    call("DELETE", path, std::move(body),
-         [this, ns, name](wire::http_response& r) {
-           std::vector<std::string> problems;
-           // 404: the pod is gone already; 409: another pod of that name.
-           if (r.status != 200 && r.status != 202 && r.status != 404) {
-             problems.push_back(
-               wire::detail::error_of(r, "delete pod " + ns + "/" + name)
-                 .message);
-             std::lock_guard<std::mutex> guard{mtx};
-             ++stats.deletes_failed;
-           }
-           emit(node_agent_event::kind::deletion_confirmed, ns, name,
-                std::move(problems));
-         });
+    requests->confirm_delete(
+      p, [this, ns = p.metadata.ns,
+          name = p.metadata.name](std::vector<std::string> problems) {
+        if (!problems.empty()) {
+          std::lock_guard<std::mutex> guard{mtx};
+          ++stats.deletes_failed;
+        }
+        emit(node_agent_event::kind::deletion_confirmed, ns, name,
+             std::move(problems));
+      });
   }
 
-  /// POST /api/v1/nodes: the Node, as a kubelet registers it (201, or 409
-  /// when it exists already).
   void register_node() {
-    const auto& n = options.node_name;
-    std::string body = R"({"kind":"Node","apiVersion":"v1","metadata":{"name":)"
-                       + json_quoted(n) + R"(,"labels":{"kubernetes.io/hostname":)"
-                       + json_quoted(n) + "}}}";
-    call("POST", "/api/v1/nodes", std::move(body),
-         [this, n](wire::http_response& r) {
-           std::vector<std::string> problems;
-           if (r.status != 201 && r.status != 200 && r.status != 409)
-             problems.push_back(
-               wire::detail::error_of(r, "create node " + n).message);
-           emit(node_agent_event::kind::node_registered, "", n,
-                std::move(problems));
-         });
+    requests->register_node(options.node_name,
+                            [this](std::vector<std::string> problems) {
+                              emit(node_agent_event::kind::node_registered, "",
+                                   options.node_name, std::move(problems));
+                            });
   }
 
-  /// GET /api/v1/nodes/N, and follows its TTL annotation (Cache).
+  /// Reads the Node and follows its TTL annotation (Cache).
   void read_node_ttl() {
-    call("GET", "/api/v1/nodes/" + wire::detail::escape(options.node_name), {},
-         [this](wire::http_response& r) {
-           std::optional<std::chrono::seconds> now;
-           if (r.status == 200)
-             if (auto n = wire::decode_node(r.body)) {
-               ttl->set_node(*n);
-               now = ttl_from_node(n->get());
-             }
-           if (r.status != 200 || !now)
-             ttl->set_node(nullptr); // no node or annotation: the default
-           if (!ttl_known || now != last_ttl) {
-             ttl_known = true;
-             last_ttl = now;
-             emit(node_agent_event::kind::node_ttl, "", options.node_name,
-                  {now ? std::to_string(now->count()) + "s"
-                       : std::string{"none"}});
-           }
-         });
+    requests->read_node(options.node_name, [this](node_ptr n) {
+      std::optional<std::chrono::seconds> now;
+      if (n)
+        now = ttl_from_node(n.get());
+      // No node, or no annotation: the default TTL.
+      ttl->set_node(now ? n : nullptr);
+      if (!ttl_known || now != last_ttl) {
+        ttl_known = true;
+        last_ttl = now;
+        emit(node_agent_event::kind::node_ttl, "", options.node_name,
+             {now ? std::to_string(now->count()) + "s" : std::string{"none"}});
+      }
+    });
   }
 };
 
@@ -552,8 +395,17 @@ node_agent::node_agent(runtime& rt, cluster& c,
       pool->post(std::move(task));
     };
   }
+  std::weak_ptr<impl> weak = impl_;
+  x.requests = std::make_unique<detail::agent_requests>(
+    c.client(), [weak](std::function<void()> reply) {
+      if (auto self = weak.lock())
+        self->push_task(std::move(reply));
+    });
   x.secrets = std::make_unique<secret_manager>(rt, c, mopts);
   x.config_maps = std::make_unique<configmap_manager>(rt, c, mopts);
+  if (x.observing())
+    x.book = std::make_unique<detail::subscription_book>(*x.secrets,
+                                                         *x.config_maps);
   if (options.register_node)
     x.push_task([self = impl_.get()] { self->register_node(); });
   if (mopts.strategy == strategy::cache)
@@ -561,7 +413,6 @@ node_agent::node_agent(runtime& rt, cluster& c,
   x.schedule_recheck();
   auto sopts = options.source;
   sopts.node_name = options.node_name;
-  std::weak_ptr<impl> weak = impl_;
   x.pods = wire::pod_source::start(
     rt.system(), c.client(), sopts, [weak](wire::pod_event ev) {
       auto self = weak.lock();
@@ -582,6 +433,7 @@ node_agent::~node_agent() {
     impl_->stopping = true;
     impl_->idle.wait(guard, [this] { return !impl_->running; });
   }
+  impl_->book.reset();
   impl_->config_maps.reset();
   impl_->secrets.reset();
   impl_->own_pool.reset();
