@@ -209,10 +209,13 @@ int run_hollow_command(const hollow_options& options, std::ostream& out,
     err << "podref hollow: " << loop.error().message << '\n';
     return 1;
   }
+  // The command's own client (create, update, check) speaks HTTP/1.1 on a
+  // plain-http server even with --h2c: idle between the creation and the
+  // final check, its h2c connection gets the server's idle GOAWAY, and
+  // libcurl 7.88 then stalls the next request until the server's 10 s
+  // request timeout (docs/client.md, "Not yet").
   wire::http_client_options admin_opts;
   admin_opts.loop = *loop;
-  if (options.h2c)
-    admin_opts.plain_http = wire::plain_http_mode::h2_prior_knowledge;
   auto admin = wire::http_client::start(*config, admin_opts);
   if (!admin) {
     err << "podref hollow: " << admin.error().message << '\n';

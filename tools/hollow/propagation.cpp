@@ -54,7 +54,8 @@ bool propagation_tracker::reach(write& w, steady::time_point at) {
 }
 
 void propagation_tracker::end_write(const std::string& key,
-                                    std::optional<std::uint64_t> rv) {
+                                    std::optional<std::uint64_t> rv,
+                                    bool conflict, const std::string& why) {
   std::lock_guard<std::mutex> guard{mtx_};
   auto& o = objects_[key];
   if (!o.in_flight)
@@ -65,7 +66,13 @@ void propagation_tracker::end_write(const std::string& key,
   o.early.clear();
   ++out_.writes;
   if (!rv) {
-    ++out_.failed_writes;
+    if (conflict) {
+      ++out_.conflicts;
+    } else {
+      ++out_.failed_writes;
+      if (out_.errors.size() < 3)
+        out_.errors.push_back(why);
+    }
     return;
   }
   write w{*rv, t0, o.nodes.size()};

@@ -36,6 +36,12 @@ struct propagation_sample {
 struct propagation_result {
   std::uint64_t writes = 0;
   std::uint64_t failed_writes = 0;
+  /// Writes the server refused with 409 Conflict (another writer won the
+  /// race past its retries: several processes update the same objects);
+  /// not failures.
+  std::uint64_t conflicts = 0;
+  /// The first failures' messages.
+  std::vector<std::string> errors;
   /// Writes every watching node saw (the every-node histogram's count).
   std::uint64_t complete = 0;
   /// Writes some node had not seen at the end (or dropped past the bound).
@@ -55,8 +61,10 @@ public:
   /// A write of `key` starts now; false when one is in flight already.
   bool begin_write(const std::string& key, steady::time_point t0);
 
-  /// Its reply: the version written, or nullopt when it failed.
-  void end_write(const std::string& key, std::optional<std::uint64_t> rv);
+  /// Its reply: the version written, or nullopt when it failed (`why`;
+  /// `conflict` for a 409).
+  void end_write(const std::string& key, std::optional<std::uint64_t> rv,
+                 bool conflict = false, const std::string& why = {});
 
   /// Node `node` received version `rv` of `key` at `at`.
   void seen(std::uint32_t node, const std::string& key, std::uint64_t rv,

@@ -1,13 +1,10 @@
 #include "hollow/report.hpp"
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <ostream>
+#include "bench/gnuplot.hpp"
 
-#include <unistd.h>
+#include <algorithm>
+#include <ostream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -53,19 +50,13 @@ double per_node(double total, std::size_t nodes) {
   return nodes == 0 ? 0 : total / static_cast<double>(nodes);
 }
 
-bool plain_word(const std::string& s) {
-  for (auto c : s)
-    if (c == '"' || c == '\\' || c == '\n' || c == '\'' || c == '$'
-        || c == '`')
-      return false;
-  return true;
-}
 
 constexpr const char* plot_script = R"gp(
 set terminal pngcairo size 1000,760 noenhanced
 set output outfile
 set multiplot layout 2,1 title title
 set grid
+set xrange [0:*]
 set xlabel "seconds since the nodes started"
 set ylabel "write to visible on every node (ms)"
 set key top left
@@ -139,6 +130,8 @@ ojson to_json(const run_summary& s) {
     p["update_rate"] = s.update_rate;
     p["writes"] = s.propagation->writes;
     p["failed_writes"] = s.propagation->failed_writes;
+    p["conflicts"] = s.propagation->conflicts;
+    p["errors"] = s.propagation->errors;
     p["complete"] = s.propagation->complete;
     p["incomplete"] = s.propagation->incomplete;
     p["every_node"] = latency_json(s.propagation->every_node);
@@ -190,10 +183,11 @@ void print_summary(const run_summary& s, std::ostream& out) {
   if (s.propagation) {
     const auto& p = *s.propagation;
     fmt::print(out,
-               "propagation at {} writes/s: {} writes ({} failed, {} not seen "
-               "everywhere); every node p50 {:.2f} ms, p99 {:.2f} ms, max "
-               "{:.2f} ms; each node p50 {:.2f} ms, p99 {:.2f} ms\n",
-               s.update_rate, p.writes, p.failed_writes, p.incomplete,
+               "propagation at {} writes/s: {} writes ({} failed, {} conflicts, "
+               "{} not seen everywhere); every node p50 {:.2f} ms, p99 {:.2f} "
+               "ms, max {:.2f} ms; each node p50 {:.2f} ms, p99 {:.2f} ms\n",
+               s.update_rate, p.writes, p.failed_writes, p.conflicts,
+               p.incomplete,
                ms(p.every_node.value_at_percentile(50)),
                ms(p.every_node.value_at_percentile(99)), ms(p.every_node.max()),
                ms(p.per_node.value_at_percentile(50)),
@@ -223,6 +217,9 @@ void print_summary(const run_summary& s, std::ostream& out) {
              s.convergence.attempts, s.convergence.seconds);
   for (const auto& p : s.convergence.problems)
     fmt::print(out, "  {}\n", p);
+  if (s.propagation)
+    for (const auto& e : s.propagation->errors)
+      fmt::print(out, "  update: {}\n", e);
   if (s.created && !s.created->errors.empty())
     for (const auto& e : s.created->errors)
       fmt::print(out, "  create: {}\n", e);
@@ -230,46 +227,20 @@ void print_summary(const run_summary& s, std::ostream& out) {
 }
 
 std::string write_plot(const run_summary& s, const std::string& png) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-    return "gnuplot not found: install gnuplot-nox (tools/setup.sh deps)";
-  if (!plain_word(png))
-    return "unsupported character in the plot file name";
-  namespace fs = std::filesystem;
-  auto dir = fs::temp_directory_path()
-             / ("podref-hollow-plot-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  auto dat = dir / "hollow.dat";
-  auto gp = dir / "hollow.gp";
-  {
-    std::ofstream data{dat};
-    data << "# seconds open_watches synced_nodes\n";
-    for (const auto& x : s.series)
-      data << fmt::format("{:.3f} {} {}\n", x.at_s, x.open_watches,
-                          x.synced_nodes);
-    data << "\n\n# seconds propagation_ms\n";
-    if (s.propagation && !s.propagation->samples.empty())
-      for (const auto& x : s.propagation->samples)
-        data << fmt::format("{:.3f} {:.3f}\n", x.at_s, x.latency_ms);
-    else
-      data << "0 NaN\n";
-    std::ofstream script{gp};
-    script << plot_script;
-  }
-  auto title = fmt::format("podref hollow: {} nodes, {}", s.nodes, s.strategy);
-  auto cmd = fmt::format("gnuplot -e \"datafile='{}'; outfile='{}'; "
-                         "title='{}'\" '{}' 2>&1",
-                         dat.string(), png, title, gp.string());
-  std::string output;
-  auto* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr)
-    return "cannot run gnuplot";
-  char buf[256];
-  while (std::fgets(buf, sizeof(buf), pipe))
-    output += buf;
-  auto status = ::pclose(pipe);
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  return status == 0 ? std::string{} : "gnuplot failed: " + output;
+  std::ostringstream data;
+  data << "# seconds open_watches synced_nodes\n";
+  for (const auto& x : s.series)
+    data << fmt::format("{:.3f} {} {}\n", x.at_s, x.open_watches,
+                        x.synced_nodes);
+  data << "\n\n# seconds propagation_ms\n";
+  if (s.propagation && !s.propagation->samples.empty())
+    for (const auto& x : s.propagation->samples)
+      data << fmt::format("{:.3f} {:.3f}\n", x.at_s, x.latency_ms);
+  else
+    data << "0 NaN\n";
+  return bench::run_gnuplot(
+    plot_script, data.str(), png,
+    fmt::format("title='podref hollow: {} nodes, {}';", s.nodes, s.strategy));
 }
 
 } // namespace podref::cli::hollow

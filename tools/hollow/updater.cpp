@@ -4,6 +4,7 @@
 #include <map>
 #include <thread>
 
+#include "podref/wire/detail/request_rules.hpp"
 #include "podref/wire/http_client.hpp"
 
 namespace podref::cli::hollow {
@@ -70,7 +71,9 @@ void updater::run() {
       if (r.error.empty() && r.status == 200)
         if (auto v = resource_version_of(r.body); v != 0)
           rv = v;
-      tracker->end_write(key, rv);
+      auto why = rv ? std::string{}
+                    : wire::detail::error_of(r, "update " + key).message;
+      tracker->end_write(key, rv, r.error.empty() && r.status == 409, why);
       --*n;
     };
     client_.send("PATCH", path, std::move(body), std::move(h),
