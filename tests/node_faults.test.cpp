@@ -8,6 +8,7 @@
 // node's secret manager keeping exactly those pods' references, every
 // Secret read as the server's latest version.
 #include "podref/messages/base64.hpp"
+#include "podref/messages/pod_references.hpp"
 #include "podref/node/node_agent.hpp"
 #include "podref/node/work_pool.hpp"
 #include "podref/runtime/api_server.hpp"
@@ -19,10 +20,13 @@
 #include "podref/wire/io_loop.hpp"
 #include "podref/wire/pod_decode.hpp"
 
+#include "support/eventually.hpp"
 #include "support/pod_builders.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +56,9 @@ struct wired_nodes {
   std::vector<std::string> names{"n1", "n2"};
   std::vector<std::unique_ptr<cluster>> clusters;
   std::vector<std::unique_ptr<node_agent>> agents;
+  /// Per node, the objects its observer got a version of.
+  std::mutex seen_mtx;
+  std::vector<std::set<std::string>> seen{2};
 
   wired_nodes() {
     for (int i = 0; i < 4; ++i)
@@ -83,7 +90,11 @@ struct wired_nodes {
       o.pool = &pool;
       o.managers.sync_timeout = std::chrono::seconds(10);
       o.recheck = std::chrono::hours(1);
-      o.observer = [](resource, const object_change&) {};
+      auto index = agents.size();
+      o.observer = [this, index](resource, const object_change& c) {
+        std::lock_guard<std::mutex> guard{seen_mtx};
+        seen[index].insert(c.ns + "/" + c.name);
+      };
       agents.push_back(std::make_unique<node_agent>(rt, **c, o));
       clusters.push_back(std::move(c).value());
     }
@@ -214,6 +225,18 @@ TEST_CASE("node agents over the wire recover from API server faults with no "
   auto after = w.check_nodes();
   INFO(after);
   CHECK(after.empty());
-  for (auto& agent : w.agents)
-    CHECK(agent->stats().rejected_pods == 0);
+  for (std::size_t i = 0; i < w.agents.size(); ++i) {
+    auto& agent = *w.agents[i];
+    CHECK(agent.stats().rejected_pods == 0);
+    // Observer mode: every referenced object was delivered, every pod
+    // checked (none waits for an object).
+    CHECK(podref::test::eventually(
+      [&] { return agent.stats().waiting_checks == 0; }));
+    std::lock_guard<std::mutex> guard{w.seen_mtx};
+    for (const auto& p : agent.registered_pods())
+      for (const auto& name : secret_names(*p)) {
+        INFO(w.names[i] << " " << p->metadata.ns << "/" << name);
+        CHECK(w.seen[i].count(p->metadata.ns + "/" + name) == 1);
+      }
+  }
 }

@@ -18,12 +18,17 @@ std::vector<std::pair<std::string, subscription_book::key_parts>>
 subscription_book::objects_of(const pod& p) {
   std::vector<std::pair<std::string, key_parts>> out;
   const auto& ns = p.metadata.ns;
-  for (auto& n : secret_names(p))
-    out.emplace_back("s/" + ns + "/" + n,
+  // The text first: the arguments of one call are evaluated in any order.
+  for (auto& n : secret_names(p)) {
+    auto text = "s/" + ns + "/" + n;
+    out.emplace_back(std::move(text),
                      key_parts{resource::secrets, ns, std::move(n)});
-  for (auto& n : config_map_names(p))
-    out.emplace_back("c/" + ns + "/" + n,
+  }
+  for (auto& n : config_map_names(p)) {
+    auto text = "c/" + ns + "/" + n;
+    out.emplace_back(std::move(text),
                      key_parts{resource::config_maps, ns, std::move(n)});
+  }
   return out;
 }
 
