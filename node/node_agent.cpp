@@ -1,6 +1,7 @@
 // The node agent (node_agent.hpp has the contract).
 #include "podref/node/node_agent.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -287,27 +288,55 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
     return p->metadata.uid;
   }
 
-  /// A batch of pod events: every registration first, then one sync of
-  /// each manager, then the checks (the kubelet reads the objects when it
-  /// starts the containers; the reads then see the registrations).
+  /// Whether `ev` ends a pod (deleted, terminal, being deleted): its uid.
+  static std::optional<std::string> ended_uid(const wire::pod_event& ev) {
+    using k = wire::pod_event_kind;
+    if (!ev.pod.pod)
+      return std::nullopt;
+    if (ev.kind == k::deleted
+        || ((ev.kind == k::added || ev.kind == k::updated)
+            && (ev.pod.is_terminal() || ev.pod.is_deleting())))
+      return ev.pod.pod->metadata.uid;
+    return std::nullopt;
+  }
+
+  /// A batch of pod events: the registrations, then one sync of each
+  /// manager, then the checks (the kubelet reads the objects when it starts
+  /// the containers; the reads then see the registrations). A pod that
+  /// ends later in the batch is checked before it goes, as it would have
+  /// been started.
   void apply_batch(std::deque<wire::pod_event>& batch) {
     std::vector<std::string> to_check;
-    for (auto& ev : batch)
+    for (auto& ev : batch) {
+      if (auto gone = ended_uid(ev);
+          gone
+          && std::find(to_check.begin(), to_check.end(), *gone)
+               != to_check.end()) {
+        check_registered(to_check);
+        to_check.clear();
+      }
       if (auto uid = apply(ev))
         to_check.push_back(std::move(*uid));
-    if (to_check.empty())
+    }
+    check_registered(to_check);
+  }
+
+  /// One sync of each manager, then the checks of `uids` (observer mode:
+  /// once their objects were delivered).
+  void check_registered(std::vector<std::string>& uids) {
+    if (uids.empty())
       return;
     secrets->sync();
     config_maps->sync();
     if (observing()) {
       subscribe_new();
-      for (auto& uid : to_check)
+      for (auto& uid : uids)
         waiting_checks.insert(std::move(uid));
       run_waiting_checks();
       count_problems(); // waiting_checks too
       return;
     }
-    for (const auto& uid : to_check)
+    for (const auto& uid : uids)
       if (auto e = registered.find(uid); e != registered.end())
         check(e->second);
     count_problems();
