@@ -80,8 +80,12 @@ void work_pool::run() {
     if (ready_.empty()) {
       if (timers_.empty())
         cv_.wait(guard);
-      else
-        cv_.wait_until(guard, timers_.top().when);
+      else {
+        // A copy: wait_until reads its deadline again after waking, when a
+        // push by another thread may have moved the heap's storage.
+        auto when = timers_.top().when;
+        cv_.wait_until(guard, when);
+      }
       continue;
     }
     auto t = std::move(ready_.front());
