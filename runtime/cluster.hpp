@@ -66,6 +66,14 @@ public:
   connect(runtime& rt, const wire::client_config& config,
           const cluster_options& options = {});
 
+  /// A source of its own (its rate limiter, its counters) over a client
+  /// shared with other clusters: their requests share its connections,
+  /// and stats() counts the client's requests of them all.
+  /// `options.http` is unused (the client is made).
+  static std::unique_ptr<cluster>
+  connect(runtime& rt, std::shared_ptr<wire::http_client> client,
+          const cluster_options& options = {});
+
   /// Stops the source actor, then the client's I/O thread.
   ~cluster();
 

@@ -15,6 +15,7 @@
 #include "podref/wire/server_kubeconfig.hpp"
 #include "podref/wire/tls_material.hpp"
 
+#include "support/eventually.hpp"
 #include "support/pod_builders.hpp"
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 using namespace podref;
+using podref::test::eventually;
 using podref::test::make_secret;
 using podref::test::pod_with_secrets;
 
@@ -43,16 +45,6 @@ namespace {
 
 constexpr const char* good_token = "tok-node-0123456789";
 
-/// Polls `f` until it holds, at most 20 s (a real condition with a bound).
-bool eventually(const std::function<bool()>& f) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f())
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return f();
-}
 
 std::string read_all(const std::string& path) {
   auto x = wire::read_small_file(path);

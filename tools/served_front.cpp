@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
@@ -166,6 +167,14 @@ void add_front_flags(CLI::App& cmd, front_options& options) {
                  "connection (SETTINGS_MAX_CONCURRENT_STREAMS)")
     ->capture_default_str()
     ->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--max-connections", options.max_connections,
+                 "client connections open at once")
+    ->capture_default_str()
+    ->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--max-watches", options.max_watches,
+                 "watches open at once, over every connection (429 past it)")
+    ->capture_default_str()
+    ->check(CLI::Range(1, 1 << 22));
 }
 
 result<std::unique_ptr<wire::http_server>>
@@ -180,7 +189,17 @@ start_front(caf::actor_system& sys, std::function<caf::actor()> source,
                         + "\""};
   http.io_threads = options.io_threads;
   http.max_streams = options.max_streams;
+  http.max_connections = options.max_connections;
+  http.max_watches = options.max_watches;
   http.namespace_lifecycle = namespace_lifecycle;
+  // Each connection is a socket: lift the soft limit of open files to the
+  // hard one, as kube-apiserver (a Go program) does.
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0
+      && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   std::string ca_pem;
   if (auto ok = configure_tls(options, http, ca_pem, out); !ok)
     return ok.error();

@@ -53,6 +53,10 @@ struct front_options {
   std::size_t io_threads = 2;
   /// HTTP/2 streams open at once per connection.
   std::size_t max_streams = 250;
+  /// Connections and watches open at once (`podref hollow` needs more than
+  /// the defaults: a connection per node, a watch per node and object).
+  std::size_t max_connections = 1024;
+  std::size_t max_watches = 4096;
 };
 
 /// Registers the TLS, credential, kubeconfig and I/O flags (all but the

@@ -41,7 +41,7 @@ std::string field_of(const api_object& obj, const std::string& field) {
   if (auto s = obj.as_secret(); s && field == "type")
     return s->type;
   if (obj.kind() == resource::pods && field == "spec.nodeName")
-    return string_at(opaque_fields(obj), {"spec", "nodeName"});
+    return pod_node_name(obj);
   return {};
 }
 

@@ -4,7 +4,10 @@
 #include <memory>
 #include <utility>
 
+#include <simdjson.h>
+
 #include "podref/messages/object_validation.hpp"
+#include "podref/messages/validation.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/status.hpp"
 
@@ -100,6 +103,28 @@ std::string string_at(const json& x, std::initializer_list<const char*> path) {
     at = &*i;
   }
   return at->is_string() ? at->get<std::string>() : std::string{};
+}
+
+std::string pod_node_name(const api_object& obj) {
+  auto x = obj.as_opaque();
+  if (!x || x->body.empty())
+    return {};
+  namespace od = simdjson::ondemand;
+  thread_local od::parser parser;
+  simdjson::padded_string text{x->body};
+  od::document doc;
+  if (parser.iterate(text).get(doc) != simdjson::SUCCESS)
+    return {};
+  od::object top;
+  od::object spec;
+  std::string_view name;
+  if (doc.get_object().get(top) != simdjson::SUCCESS
+      || top.find_field_unordered("spec").get_object().get(spec)
+           != simdjson::SUCCESS
+      || spec.find_field_unordered("nodeName").get_string().get(name)
+           != simdjson::SUCCESS)
+    return {};
+  return std::string{name};
 }
 
 decoded_body decode_opaque_body(resource res, std::string_view body,

@@ -1,5 +1,5 @@
-// What the wire tests' cases share: a bounded wait on a real condition,
-// Watch options for loaded machines, a Secret's value of key "k" as text,
+// What the wire tests' cases share: a bounded wait on a real condition
+// (support/eventually.hpp), Watch options for loaded machines, a Secret's value of key "k" as text,
 // and the API server's actions of one object. Header-only.
 #pragma once
 
@@ -13,20 +13,9 @@
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/typed_managers.hpp"
 
-namespace podref::test {
+#include "support/eventually.hpp"
 
-/// Polls `f` until it holds, at most `bound` (a real condition with a
-/// bound, never a sleep to let a race settle).
-inline bool eventually(const std::function<bool()>& f,
-                       std::chrono::seconds bound = std::chrono::seconds(20)) {
-  auto deadline = std::chrono::steady_clock::now() + bound;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f())
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return f();
-}
+namespace podref::test {
 
 /// Watch, with reads waiting up to 10 s for a first sync rather than
 /// upstream's 1 s (a loaded sanitizer build may take longer than that),
