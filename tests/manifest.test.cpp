@@ -1670,6 +1670,20 @@ TEST_CASE("documents over max_document_bytes are rejected at their line") {
   CHECK(error_of("kind: Secret\nstringData: {a: \"0123456789abcdef\"}\n",
                  limits)
         == "test.yaml: line 1: document is over the limit of 30 bytes");
+  // Bytes, not characters: each é is two.
+  auto secret = [](std::size_t n) {
+    std::string text = "kind: Secret\nstringData: {a: ";
+    for (std::size_t i = 0; i < n; ++i)
+      text += "\xC3\xA9";
+    return text + "}\n";
+  };
+  limits.max_document_bytes = 40;
+  CHECK(decode(secret(5), limits).ok()); // 40 bytes to the '}'
+  CHECK(error_of(secret(6), limits)
+        == "test.yaml: line 1: document is over the limit of 40 bytes");
+  CHECK(decode(secret(5) + "---\n" + secret(3), limits).ok());
+  CHECK(error_keeping(secret(5) + "---\n" + secret(4), 1, limits)
+        == "test.yaml: line 3: document is over the limit of 40 bytes");
   // The input limit is checked first and independently.
   limits.max_bytes = 10;
   CHECK(error_of("kind: Secret\n", limits)

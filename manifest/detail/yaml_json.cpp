@@ -74,10 +74,10 @@ public:
           on_alias(e);
           break;
         case yaml_event_type::sequence_start:
-          open(e, json::array());
+          open(e, true);
           break;
         case yaml_event_type::map_start:
-          open(e, json::object());
+          open(e, false);
           break;
         case yaml_event_type::sequence_end:
         case yaml_event_type::map_end:
@@ -117,7 +117,9 @@ public:
 private:
   /// An open map or list.
   struct frame {
+    /// Null while it is neither kept nor typed (see open()).
     json value;
+    bool list;
     yaml_position start;
     std::string anchor;
     value_size size;
@@ -172,8 +174,14 @@ private:
 
   void on_scalar(const yaml_event& e) {
     check_size(e.end);
+    bool plain = e.tag == "?";
+    // A plain value stored nowhere needs no type: it cannot fail.
+    if (plain && e.anchor.empty() && !keeps_next_value()) {
+      add(e.start, {}, nullptr, value_size{}, false);
+      return;
+    }
     std::string text{e.value};
-    bool merge_key = e.tag == "?" && text == "<<" && expects_key();
+    bool merge_key = plain && text == "<<" && expects_key();
     add(e.start, e.anchor, resolve_scalar(e.start.line, e.tag, text),
         value_size{}, merge_key);
   }
@@ -194,8 +202,7 @@ private:
     const auto& f = stack_.back();
     if (f.merging || expects_key())
       return true;
-    bool list = f.value.is_array();
-    return keeps_next(f.kept, list, list ? std::string_view{} : *f.key,
+    return keeps_next(f.kept, f.list, f.list ? std::string_view{} : *f.key,
                       limits_);
   }
 
@@ -211,15 +218,12 @@ private:
     }
     if (expects_key())
       return keep{}; // a map or list as a key, which add() rejects
-    bool in_list = f.value.is_array();
-    return keep_child(f.kept, in_list,
-                      in_list ? std::string_view{} : *f.key, anchored,
-                      limits_);
+    return keep_child(f.kept, f.list, f.list ? std::string_view{} : *f.key,
+                      anchored, limits_);
   }
 
   bool expects_key() const noexcept {
-    return !stack_.empty() && stack_.back().value.is_object()
-           && !stack_.back().key;
+    return !stack_.empty() && !stack_.back().list && !stack_.back().key;
   }
 
   void check_depth(const yaml_position& at, std::size_t depth) const {
@@ -247,12 +251,20 @@ private:
                    + std::to_string(limits_.max_alias_values));
   }
 
-  void open(const yaml_event& e, json value) {
+  void open(const yaml_event& e, bool list) {
     check_size(e.end);
     check_depth(e.start, stack_.size() + 1);
-    auto kept = keep_opened(!e.anchor.empty(), value.is_array());
-    stack_.push_back(frame{std::move(value), e.start, std::string{e.anchor},
-                           value_size{1, 1}, std::nullopt, false, {}, kept});
+    auto kept = keep_opened(!e.anchor.empty(), list);
+    // Only a kept map or list, a key and a merged value need their type;
+    // the others save building an empty one.
+    bool typed = kept.all || kept.shape != nullptr || expects_key()
+                 || (!stack_.empty() && stack_.back().merging);
+    json value;
+    if (typed)
+      value = list ? json::array() : json::object();
+    stack_.push_back(frame{std::move(value), list, e.start,
+                           std::string{e.anchor}, value_size{1, 1},
+                           std::nullopt, false, {}, kept});
   }
 
   void close() {
@@ -280,7 +292,7 @@ private:
     auto& f = stack_.back();
     f.size.values += size.values;
     f.size.height = std::max(f.size.height, size.height + 1);
-    if (f.value.is_array()) {
+    if (f.list) {
       if (keeps_next(f.kept, true, {}, limits_))
         f.value.push_back(std::move(value));
       ++f.kept.elements;
