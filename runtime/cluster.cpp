@@ -42,8 +42,16 @@ cluster::connect(runtime& rt, const wire::client_config& config,
   auto client = wire::http_client::start(config, options.http);
   if (!client)
     return client.error();
+  return connect(rt,
+                 std::shared_ptr<wire::http_client>{std::move(client).value()},
+                 options);
+}
+
+std::unique_ptr<cluster>
+cluster::connect(runtime& rt, std::shared_ptr<wire::http_client> client,
+                 const cluster_options& options) {
   auto x = std::make_unique<impl>();
-  x->client = std::shared_ptr<wire::http_client>{std::move(client).value()};
+  x->client = std::move(client);
   x->counters = std::make_shared<wire::wire_source_counters>();
   x->source = wire::spawn_wire_source(rt.system(), x->client, options.source,
                                       x->counters);
@@ -72,6 +80,8 @@ cluster_stats cluster::stats() const {
   out.throttled_wait_ns = impl_->counters->throttled_wait_ns.load();
   out.retried_429 = impl_->counters->retried_429.load();
   out.bad_streams = impl_->counters->bad_streams.load();
+  out.watch_list_fallbacks = impl_->counters->watch_list_fallbacks.load();
+  out.watch_list_adopted = impl_->counters->watch_list_adopted.load();
   return out;
 }
 

@@ -15,11 +15,14 @@
 #include "podref/wire/server_kubeconfig.hpp"
 #include "podref/wire/tls_material.hpp"
 
+#include "support/eventually.hpp"
 #include "support/pod_builders.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <catch2/catch.hpp>
+
+#include "support/temp_dir.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -32,36 +35,16 @@
 #include <unistd.h>
 
 using namespace podref;
+using podref::test::eventually;
 using podref::test::make_secret;
 using podref::test::pod_with_secrets;
+
+using podref::test::temp_dir;
 
 namespace {
 
 constexpr const char* good_token = "tok-node-0123456789";
 
-/// Polls `f` until it holds, at most 20 s (a real condition with a bound).
-bool eventually(const std::function<bool()>& f) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f())
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return f();
-}
-
-/// A fresh directory, removed with what is in it.
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/podref-wire-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    [[maybe_unused]] auto rc = std::system(cmd.c_str());
-  }
-};
 
 std::string read_all(const std::string& path) {
   auto x = wire::read_small_file(path);

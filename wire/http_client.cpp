@@ -1,7 +1,9 @@
-// libcurl multi on one I/O thread (http_client.hpp has the contract).
+// libcurl multi on an I/O loop (http_client.hpp has the contract).
 #include "podref/wire/http_client.hpp"
 
 #include "podref/wire/detail/exec_credential_cache.hpp"
+#include "podref/wire/detail/io_loop_client.hpp"
+#include "podref/wire/io_loop.hpp"
 
 #include <atomic>
 #include <cctype>
@@ -9,7 +11,6 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -83,7 +84,7 @@ std::optional<https_url> split_https(std::string_view url) {
 
 } // namespace
 
-struct http_client::impl {
+struct http_client::impl final : detail::loop_client {
   struct transfer {
     request_id id = 0;
     CURL* easy = nullptr;
@@ -124,13 +125,14 @@ struct http_client::impl {
     std::chrono::milliseconds timeout;
     std::string method = "GET";
     std::string body;
+    std::string content_type = "application/json";
   };
 
   client_config config;
   http_client_options options;
   CURLM* multi = nullptr;
-  std::thread thread;
-  std::atomic<bool> stopping{false};
+  /// Set while attached to the loop.
+  std::shared_ptr<io_loop> loop;
   std::atomic<request_id> next_id{1};
 
   // Guarded by queue_mutex: what the I/O thread drains.
@@ -187,18 +189,42 @@ struct http_client::impl {
   std::atomic<std::uint64_t> connects{0};
   std::atomic<std::uint64_t> http2_responses{0};
 
-  ~impl() {
+  ~impl() override {
     stop();
+    if (multi) // never attached
+      curl_multi_cleanup(multi);
+    curl_slist_free_all(connect_to);
   }
 
   void stop() {
-    // Its runner wakes `multi`: it ends first.
+    // Its runner wakes the loop for this client: it ends first.
     exec.reset();
-    if (thread.joinable()) {
-      stopping = true;
-      curl_multi_wakeup(multi);
-      thread.join();
-    }
+    if (!loop)
+      return;
+    loop->detach(*this);
+    loop.reset();
+  }
+
+  // -- detail::loop_client (the loop thread) ----------------------------------
+
+  CURLM* multi_handle() override {
+    return multi;
+  }
+
+  void on_queued() override {
+    drain_queue();
+  }
+
+  void on_progress() override {
+    int left = 0;
+    while (auto* msg = curl_multi_info_read(multi, &left))
+      if (msg->msg == CURLMSG_DONE)
+        finish(msg->easy_handle, msg->data.result);
+    if (admit_more && !deferred.empty())
+      admit_deferred();
+  }
+
+  void on_detach() override {
     for (auto& [id, t] : transfers)
       if (!t->deferred)
         curl_multi_remove_handle(multi, t->easy);
@@ -437,7 +463,15 @@ struct http_client::impl {
     if (timeout.count() > 0)
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
                        static_cast<long>(timeout.count()));
+    // libcurl gives every transfer a receive buffer of this size (16 KiB
+    // by default) for its whole life: most of an idle watch's memory.
+    // Events are small and arrive a few at a time.
+    if (t->h.on_stream)
+      curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 1024L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (t->h.on_stream && options.stream_buffer_bytes > 0)
+      curl_easy_setopt(e, CURLOPT_BUFFERSIZE,
+                       static_cast<long>(options.stream_buffer_bytes));
     t->mux = multiplexed();
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &impl::on_open_socket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get());
@@ -488,8 +522,8 @@ struct http_client::impl {
     }
     t->headers = curl_slist_append(t->headers, "Accept: application/json");
     if (!t->body.empty())
-      t->headers = curl_slist_append(t->headers,
-                                     "Content-Type: application/json");
+      t->headers = curl_slist_append(
+        t->headers, ("Content-Type: " + q.content_type).c_str());
     // Never over plain http (start() refuses such a config; this keeps it
     // true however the config was built).
     if (!config.plain_http()) {
@@ -576,25 +610,6 @@ struct http_client::impl {
     for (auto id : cancels)
       cancel_now(id);
   }
-
-  void run() {
-    while (!stopping) {
-      drain_queue();
-      int running = 0;
-      curl_multi_perform(multi, &running);
-      int left = 0;
-      while (auto* msg = curl_multi_info_read(multi, &left))
-        if (msg->msg == CURLMSG_DONE)
-          finish(msg->easy_handle, msg->data.result);
-      if (stopping)
-        break;
-      if (admit_more && !deferred.empty()) {
-        admit_deferred();
-        continue; // run what was admitted before waiting
-      }
-      curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
-    }
-  }
 };
 
 http_client::http_client(std::unique_ptr<impl> x) : impl_(std::move(x)) {
@@ -645,10 +660,9 @@ http_client::start(const client_config& config,
   if (!x->multi)
     return error_info{errc::unavailable, "curl_multi_init failed"};
   if (config.exec) {
-    auto* multi = x->multi;
+    // Background runs start on the loop thread, after the attach below.
     x->exec = std::make_unique<detail::exec_credential_cache>(
-      config, options.exec,
-      [multi] { curl_multi_wakeup(multi); });
+      config, options.exec, [self = x.get()] { self->loop->wake(*self); });
     if (auto ran = x->exec->run_first(); !ran)
       return ran.error();
   }
@@ -660,8 +674,16 @@ http_client::start(const client_config& config,
   x->h2c_workaround = options.plain_http == plain_http_mode::h2_prior_knowledge
                       && curl_version_info(CURLVERSION_NOW)->version_num
                            < 0x080000;
-  auto* raw = x.get();
-  x->thread = std::thread{[raw] { raw->run(); }};
+  if (options.loop) {
+    x->loop = options.loop;
+  } else {
+    auto own = io_loop::start();
+    if (!own)
+      return own.error();
+    x->loop = std::move(own).value();
+  }
+  x->options.loop.reset(); // held once, in x->loop
+  x->loop->attach(*x);
   return std::unique_ptr<http_client>{new http_client(std::move(x))};
 }
 
@@ -674,21 +696,22 @@ http_client::request_id http_client::get(std::string path_and_query,
     impl_->to_add.push_back(
       {id, std::move(path_and_query), std::move(h), timeout, "GET", {}});
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->loop->wake(*impl_);
   return id;
 }
 
 http_client::request_id http_client::send(std::string method,
                                           std::string path_and_query,
-                                          std::string body, handlers h) {
+                                          std::string body, handlers h,
+                                          std::string content_type) {
   auto id = impl_->next_id++;
   {
     std::lock_guard<std::mutex> guard{impl_->queue_mutex};
     impl_->to_add.push_back({id, std::move(path_and_query), std::move(h),
                              std::chrono::milliseconds{0}, std::move(method),
-                             std::move(body)});
+                             std::move(body), std::move(content_type)});
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->loop->wake(*impl_);
   return id;
 }
 
@@ -697,7 +720,7 @@ void http_client::cancel(request_id id) {
     std::lock_guard<std::mutex> guard{impl_->queue_mutex};
     impl_->to_cancel.push_back(id);
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->loop->wake(*impl_);
 }
 
 http_client_stats http_client::stats() const {
