@@ -2,7 +2,8 @@
 // keeps its own connection, every request and watch of every client runs
 // on the one thread, and destroying half of the clients while their
 // watches are open leaves the others (and a client made afterwards)
-// working.
+// working; a client whose last owner lets go in its own handler is freed
+// by the loop after the callback.
 #include "podref/wire/http_call.hpp"
 #include "podref/wire/http_client.hpp"
 #include "podref/wire/io_loop.hpp"
@@ -78,4 +79,45 @@ TEST_CASE("many clients share one I/O loop, each on its own connection") {
   clients.clear();
   late.reset();
   CHECK(loop->clients() == 0);
+}
+
+TEST_CASE("a client released in its own handler is detached and freed by "
+          "the loop, not deadlocked on it") {
+  // As a node agent whose last reference a DELETE's reply held.
+  podref::test::http_test_server srv;
+  REQUIRE(srv.api.create(podref::test::make_secret("default", "s1")));
+  auto started = wire::io_loop::start();
+  REQUIRE(started);
+  auto loop = std::move(started).value();
+  wire::client_config cfg;
+  cfg.server = "http://127.0.0.1:" + std::to_string(srv.port());
+  cfg.origin = "test";
+  wire::http_client_options opts;
+  opts.loop = loop;
+  auto made = wire::http_client::start(cfg, opts);
+  REQUIRE(made);
+  auto client = std::shared_ptr<wire::http_client>{std::move(made).value()};
+  REQUIRE(loop->clients() == 1);
+  auto status = std::make_shared<std::atomic<int>>(0);
+  auto released = std::make_shared<std::atomic<bool>>(false);
+  wire::http_client::handlers h;
+  h.on_done = [keep = client, status, released](wire::http_response r) mutable {
+    // Bounded: the test thread lets go right after the request.
+    eventually([&] { return released->load(); });
+    keep.reset(); // the last owner, on the loop's thread
+    *status = r.status;
+  };
+  client->get("/api/v1/namespaces/default/secrets/s1", std::move(h));
+  client.reset();
+  *released = true;
+  REQUIRE(eventually([&] { return status->load() == 200; }));
+  // The handler returned, so the loop went on to free the client.
+  CHECK(eventually([&] { return loop->clients() == 0; }));
+  // And it serves a client made afterwards.
+  auto late = wire::http_client::start(cfg, opts);
+  REQUIRE(late);
+  auto r = wire::call_and_wait(**late, "GET",
+                               "/api/v1/namespaces/default/secrets/s1", {},
+                               "application/json", std::chrono::seconds(20));
+  CHECK(r.status == 200);
 }

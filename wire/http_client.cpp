@@ -617,6 +617,15 @@ http_client::http_client(std::unique_ptr<impl> x) : impl_(std::move(x)) {
 }
 
 http_client::~http_client() {
+  // Released in a handler (on the loop's thread): the loop cannot wait for
+  // itself, so it detaches and frees the client after this callback.
+  if (impl_->loop && impl_->loop->on_loop_thread()) {
+    auto loop = impl_->loop;
+    loop->defer([x = std::shared_ptr<impl>{std::move(impl_)}]() mutable {
+      x.reset(); // detaches at once: the top of the loop's round
+    });
+    return;
+  }
   impl_->stop();
 }
 

@@ -61,6 +61,7 @@ struct io_loop::state {
   mutable std::mutex mtx;
   std::vector<detail::loop_client*> wakes;
   std::vector<detach_request> detaches;
+  std::vector<std::function<void()>> deferred;
   std::unordered_map<detail::loop_client*, std::unique_ptr<client_rec>>
     clients;
 
@@ -161,45 +162,54 @@ struct io_loop::state {
     return static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 1000));
   }
 
+  /// Forgets `c` after its on_detach (loop thread, top of a round).
+  void detach_now(detail::loop_client* c) {
+    client_rec* rec = nullptr;
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      auto i = clients.find(c);
+      if (i != clients.end())
+        rec = i->second.get();
+    }
+    if (rec != nullptr) {
+      rec->client->on_detach();
+      if (rec->deadline)
+        timers.erase({*rec->deadline, rec});
+      dirty.erase(std::remove(dirty.begin(), dirty.end(), rec), dirty.end());
+      for (auto i = sockets.begin(); i != sockets.end();) {
+        if (i->second.first != rec) {
+          ++i;
+          continue;
+        }
+        auto owner = fd_owner.find(i->second.second);
+        if (owner != fd_owner.end() && owner->second == i->first) {
+          // Closed by the cleanup (then this fails harmlessly), or not.
+          ::epoll_ctl(ep, EPOLL_CTL_DEL, i->second.second, nullptr);
+          fd_owner.erase(owner);
+        }
+        i = sockets.erase(i);
+      }
+      std::lock_guard<std::mutex> guard{mtx};
+      clients.erase(c);
+    }
+  }
+
   void take_handovers() {
     std::vector<detail::loop_client*> woken;
     std::vector<detach_request> leaving;
+    std::vector<std::function<void()>> later;
     {
       std::lock_guard<std::mutex> guard{mtx};
       woken.swap(wakes);
       leaving.swap(detaches);
+      later.swap(deferred);
     }
     for (auto& d : leaving) {
-      client_rec* rec = nullptr;
-      {
-        std::lock_guard<std::mutex> guard{mtx};
-        auto i = clients.find(d.client);
-        if (i != clients.end())
-          rec = i->second.get();
-      }
-      if (rec != nullptr) {
-        rec->client->on_detach();
-        if (rec->deadline)
-          timers.erase({*rec->deadline, rec});
-        dirty.erase(std::remove(dirty.begin(), dirty.end(), rec), dirty.end());
-        for (auto i = sockets.begin(); i != sockets.end();) {
-          if (i->second.first != rec) {
-            ++i;
-            continue;
-          }
-          auto owner = fd_owner.find(i->second.second);
-          if (owner != fd_owner.end() && owner->second == i->first) {
-            // Closed by the cleanup (then this fails harmlessly), or not.
-            ::epoll_ctl(ep, EPOLL_CTL_DEL, i->second.second, nullptr);
-            fd_owner.erase(owner);
-          }
-          i = sockets.erase(i);
-        }
-        std::lock_guard<std::mutex> guard{mtx};
-        clients.erase(d.client);
-      }
+      detach_now(d.client);
       d.done->set_value();
     }
+    for (auto& f : later)
+      f(); // may detach (at once: this is the top of the round)
     for (auto* c : woken) {
       client_rec* rec = nullptr;
       {
@@ -265,6 +275,7 @@ struct io_loop::state {
         rec->client->on_progress();
       }
     }
+    take_handovers(); // what was deferred to a round that never came
   }
 };
 
@@ -325,14 +336,35 @@ void io_loop::wake(detail::loop_client& c) {
   bool first = false;
   {
     std::lock_guard<std::mutex> guard{state_->mtx};
-    first = state_->wakes.empty() && state_->detaches.empty();
+    first = state_->wakes.empty() && state_->detaches.empty()
+            && state_->deferred.empty();
     state_->wakes.push_back(&c);
   }
   if (first)
     state_->signal();
 }
 
+bool io_loop::on_loop_thread() const {
+  return std::this_thread::get_id() == state_->thread_id;
+}
+
+void io_loop::defer(std::function<void()> f) {
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> guard{state_->mtx};
+    first = state_->wakes.empty() && state_->detaches.empty()
+            && state_->deferred.empty();
+    state_->deferred.push_back(std::move(f));
+  }
+  if (first)
+    state_->signal();
+}
+
 void io_loop::detach(detail::loop_client& c) {
+  if (on_loop_thread()) {
+    state_->detach_now(&c);
+    return;
+  }
   std::promise<void> done;
   auto finished = done.get_future();
   {

@@ -10,11 +10,13 @@
 //
 // http_client::start makes a loop of its own unless
 // http_client_options::loop gives a shared one. The loop stops (its thread
-// joins) when its last owner lets go; that owner must not be the loop's
-// own thread (handlers must not destroy a client).
+// joins) when its last owner lets go. A client whose last owner lets go on
+// the loop's own thread (in a handler) is detached and freed by the loop at
+// the top of its next round (defer), never inside the callback.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "podref/messages/errors.hpp"
@@ -50,8 +52,15 @@ public:
   void wake(detail::loop_client& c);
 
   /// Runs c.on_detach() on the loop thread and forgets `c`; blocks until
-  /// done. Not from the loop thread.
+  /// done. On the loop thread, only from a deferred function (then at once).
   void detach(detail::loop_client& c);
+
+  /// True on the loop's own thread (inside its callbacks).
+  bool on_loop_thread() const;
+
+  /// Runs `f` on the loop thread at the top of its next round, outside any
+  /// client's callback (or as the loop stops). Any thread.
+  void defer(std::function<void()> f);
 
   struct state;
 
