@@ -86,8 +86,9 @@ result<void> configure_tls(const apiserver_options& options,
   auto tls = !options.tls_dir.empty() || !options.tls_cert.empty();
   if (!tls) {
     if (!options.token_file.empty() || !options.client_ca.empty()
-        || options.anonymous)
-      return bad("--token-file, --client-ca and --anonymous need TLS "
+        || options.anonymous || options.node_authorizer)
+      return bad("--token-file, --client-ca, --anonymous and "
+                 "--node-authorizer need TLS "
                  "(--tls-dir, or --tls-cert and --tls-key): plain HTTP is "
                  "loopback only and not authenticated");
     return {};
@@ -142,6 +143,7 @@ result<void> configure_tls(const apiserver_options& options,
   }
   http.tls = std::move(files);
   http.anonymous = options.anonymous;
+  http.node_authorizer = options.node_authorizer;
   return {};
 }
 
@@ -316,6 +318,10 @@ CLI::App* add_apiserver_command(CLI::App& app, apiserver_options& options) {
   cmd->add_flag("--anonymous", options.anonymous,
                 "let requests without a credential reach /version and the "
                 "health paths (HTTPS only)");
+  cmd->add_flag("--node-authorizer", options.node_authorizer,
+                "users of group system:nodes read Secrets and ConfigMaps one "
+                "object at a time: a namespace-wide list or watch is 403, as "
+                "the node authorizer answers a kubelet (HTTPS only)");
   cmd->add_option("--load", options.load,
                   "manifest files whose Secrets, ConfigMaps, Pods, Nodes and\n"
                   "Namespaces to serve");

@@ -33,6 +33,7 @@ struct apiserver_options {
   /// Let requests without a credential reach /version and the health
   /// paths.
   bool anonymous = false;
+  bool node_authorizer = false;
   /// Manifests whose Secrets and ConfigMaps the server starts with.
   std::vector<std::string> load;
   /// Where to write a kubeconfig for the server; empty: none.

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <caf/actor_cast.hpp>
@@ -16,8 +17,10 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/system_messages.hpp>
 
 #include "podref/messages/actor_types.hpp"
+#include "podref/wire/detail/namespace_requests.hpp"
 #include "podref/wire/detail/request_rules.hpp"
 #include "podref/wire/detail/watch_stream.hpp"
 #include "podref/wire/http_client.hpp"
@@ -30,15 +33,21 @@ namespace podref::wire {
 
 namespace {
 
+using detail::collection_path;
+using detail::error_for;
 using detail::error_of;
 using detail::escape;
+using detail::ns_list_path;
+using detail::ns_watch_path;
 
 using req_done_atom = caf::atom_constant<caf::atom("ws_done")>;
 using line_atom = caf::atom_constant<caf::atom("ws_line")>;
 using stream_done_atom = caf::atom_constant<caf::atom("ws_sdone")>;
 using run_atom = caf::atom_constant<caf::atom("ws_run")>;
 
-enum class call_kind : std::uint8_t { get, list, watch };
+/// list_ns is a namespace-wide list (the namespace multiplexer's upstream
+/// call, docs/multiplexing.md); its watch is a watch with an empty name.
+enum class call_kind : std::uint8_t { get, list, watch, list_ns };
 
 /// A get or list waiting for its reply.
 struct pending_call {
@@ -51,12 +60,17 @@ struct pending_call {
   std::string continue_token;
   std::vector<api_object> items; // pages so far
   std::uint32_t throttle_retries = 0;
+  /// list_ns: pages received, and whether the pager fell back to one
+  /// whole list after its continue token expired.
+  std::size_t pages = 0;
+  bool whole = false;
 };
 
 struct open_watch {
   watcher_actor watcher;
   resource res = resource::secrets;
   std::string ns;
+  /// Empty for a namespace-wide watch (watch_ns).
   std::string name;
   std::string rv;
   /// 0 while the request waits for the rate limiter.
@@ -73,6 +87,10 @@ struct source_state {
   detail::token_bucket bucket{0, 0};
   std::unordered_map<std::uint64_t, pending_call> calls;
   std::unordered_map<watch_id, open_watch> watches;
+  /// Watchers of namespace-wide watches, monitored: a multiplexer that
+  /// ends (stopped by its manager, or failed) without cancelling loses its
+  /// watch here too, as the in-memory server drops a dead watcher's.
+  std::unordered_set<caf::actor_addr> ns_watchers;
   std::uint64_t next_call = 1;
   watch_id next_watch = 1;
   std::minstd_rand rng{std::random_device{}()};
@@ -96,12 +114,9 @@ struct source_state {
 
 using source_actor = caf::stateful_actor<source_state>;
 
-std::string collection_path(resource res, const std::string& ns) {
-  return "/api/v1/namespaces/" + escape(ns) + "/"
-         + std::string{plural_name(res)};
-}
-
 std::string what(resource res, const std::string& ns, const std::string& name) {
+  if (name.empty())
+    return std::string{plural_name(res)} + " in namespace " + ns;
   return std::string{plural_name(res)} + " " + ns + "/" + name;
 }
 
@@ -127,6 +142,8 @@ std::string get_path(const pending_call& c) {
 }
 
 std::string watch_path(const open_watch& w, std::uint64_t timeout_s) {
+  if (w.name.empty())
+    return ns_watch_path(w.res, w.ns, w.rv, timeout_s);
   return collection_path(w.res, w.ns)
          + "?allowWatchBookmarks=true&fieldSelector=metadata.name%3D"
          + escape(w.name) + "&resourceVersion=" + escape(w.rv)
@@ -138,8 +155,12 @@ void send_call(source_actor* self, std::uint64_t key) {
   auto i = st.calls.find(key);
   if (i == st.calls.end())
     return;
-  auto path = i->second.kind == call_kind::get ? get_path(i->second)
-                                               : list_path(i->second);
+  const auto& c = i->second;
+  auto path = c.kind == call_kind::get       ? get_path(c)
+              : c.kind == call_kind::list_ns ? ns_list_path(c.res, c.ns, c.rv,
+                                                            c.continue_token,
+                                                            c.whole)
+                                             : list_path(c);
   caf::actor_addr addr = self->address();
   http_client::handlers h;
   h.on_done = [addr, key](http_response r) {
@@ -230,10 +251,20 @@ void on_call_done(source_actor* self, std::uint64_t key, http_response& r) {
          detail::retry_after(r, st.options.max_retry_after));
     return;
   }
+  if (r.status == 410 && c.kind == call_kind::list_ns
+      && !c.continue_token.empty()) {
+    // The continue token expired mid-way: as client-go's pager, the whole
+    // list again in one request.
+    c.whole = true;
+    c.continue_token.clear();
+    c.items.clear();
+    pace(self, c.kind, key);
+    return;
+  }
   if (r.status != 200 || !r.error.empty()) {
     auto err = r.status == 200 ? error_info{errc::unavailable,
                                             subject + ": " + r.error}
-                               : error_of(r, subject);
+                               : error_for(r, subject, c.name);
     c.promise.deliver(make_caf_error(err));
     st.calls.erase(i);
     return;
@@ -258,10 +289,23 @@ void on_call_done(source_actor* self, std::uint64_t key, http_response& r) {
   auto& p = page.value();
   for (auto& item : std::move(p.items))
     c.items.push_back(std::move(item));
-  // Only a consistent read pages (rv ""); follow it to the end.
-  if (!p.continue_token.empty() && c.rv.empty()) {
+  ++c.pages;
+  if (c.kind == call_kind::list_ns
+      && c.items.size() + c.pages > st.options.max_namespace_items) {
+    // Refused as a 403 would be: the namespace stays per object.
+    c.promise.deliver(make_caf_error(error_info{
+      errc::forbidden, subject + ": more than "
+                         + std::to_string(st.options.max_namespace_items)
+                         + " items, too many to multiplex"}));
+    st.calls.erase(i);
+    return;
+  }
+  // A consistent read (rv "") pages, and a namespace list at any version;
+  // follow it to the end.
+  if (!p.continue_token.empty()
+      && (c.rv.empty() || c.kind == call_kind::list_ns)) {
     c.continue_token = std::move(p.continue_token);
-    pace(self, call_kind::list, key);
+    pace(self, c.kind, key);
     return;
   }
   c.promise.deliver(list_result{std::move(c.items), std::move(p.resource_version)});
@@ -292,6 +336,32 @@ caf::behavior wire_source(source_actor* self,
     pace(self, kind, key);
     return promise;
   };
+  self->set_down_handler([self](caf::down_msg& dm) {
+    auto& s = self->state;
+    s.ns_watchers.erase(dm.source);
+    for (auto i = s.watches.begin(); i != s.watches.end();) {
+      if (i->second.name.empty() && i->second.watcher.address() == dm.source) {
+        if (i->second.http != 0)
+          s.client->cancel(i->second.http);
+        i = s.watches.erase(i);
+      } else {
+        ++i;
+      }
+    }
+  });
+  auto start_watch = [self](resource res, std::string& ns, std::string& name,
+                            std::string& rv, watcher_actor& watcher) {
+    auto& s = self->state;
+    auto id = s.next_watch++;
+    auto& w = s.watches[id];
+    w.watcher = std::move(watcher);
+    w.res = res;
+    w.ns = std::move(ns);
+    w.name = std::move(name);
+    w.rv = std::move(rv);
+    pace(self, call_kind::watch, id);
+    return id;
+  };
   return {
     [self, start_call](caf::get_atom, resource res, std::string& ns,
                        std::string& name, std::string& rv) {
@@ -301,18 +371,22 @@ caf::behavior wire_source(source_actor* self,
                        std::string& name, std::string& rv) {
       return start_call(call_kind::list, res, ns, name, rv);
     },
-    [self](watch_atom, resource res, std::string& ns, std::string& name,
-           std::string& rv, watcher_actor& watcher) -> watch_id {
-      auto& s = self->state;
-      auto id = s.next_watch++;
-      auto& w = s.watches[id];
-      w.watcher = std::move(watcher);
-      w.res = res;
-      w.ns = std::move(ns);
-      w.name = std::move(name);
-      w.rv = std::move(rv);
-      pace(self, call_kind::watch, id);
-      return id;
+    [start_watch](watch_atom, resource res, std::string& ns,
+                  std::string& name, std::string& rv,
+                  watcher_actor& watcher) {
+      return start_watch(res, ns, name, rv, watcher);
+    },
+    [start_call](list_ns_atom, resource res, std::string& ns,
+                 std::string& rv) {
+      std::string name;
+      return start_call(call_kind::list_ns, res, ns, name, rv);
+    },
+    [self, start_watch](watch_ns_atom, resource res, std::string& ns,
+                        std::string& rv, watcher_actor& watcher) {
+      if (self->state.ns_watchers.insert(watcher.address()).second)
+        self->monitor(watcher);
+      std::string name;
+      return start_watch(res, ns, name, rv, watcher);
     },
     [self](cancel_atom, watch_id id) {
       auto& s = self->state;
@@ -344,9 +418,11 @@ caf::behavior wire_source(source_actor* self,
                      ? subject + ": ERROR event with code "
                          + std::to_string(line.status.code)
                      : line.status.message;
-        error_info why{line.status.code == 410 ? errc::expired
-                                               : errc::unavailable,
-                       std::move(msg)};
+        auto code = line.status.code == 410 ? errc::expired
+                    : line.status.code == 403 && i->second.name.empty()
+                      ? errc::forbidden
+                      : errc::unavailable;
+        error_info why{code, std::move(msg)};
         end_watch(self, id, &why);
         return;
       }
@@ -376,7 +452,7 @@ caf::behavior wire_source(source_actor* self,
       }
       error_info why = r.status == 200
                          ? error_info{errc::unavailable, subject + ": " + r.error}
-                         : error_of(r, subject);
+                         : error_for(r, subject, i->second.name);
       if (r.status == 200)
         ++s.counters->bad_streams;
       end_watch(self, id, &why);
