@@ -10,7 +10,7 @@
 
 #include "support/pod_builders.hpp"
 #include "support/scripted_http_server.hpp"
-#include "support/wire_front.hpp"
+#include "support/front_cluster.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -27,7 +27,7 @@ using podref::test::eventually;
 using podref::test::make_secret;
 using podref::test::pod_with_secrets;
 using podref::test::scripted_http_server;
-using podref::test::wire_front;
+using podref::test::front_cluster;
 
 namespace {
 
@@ -83,7 +83,7 @@ std::uint64_t requests_with(const cluster_stats& st, const std::string& key) {
 
 TEST_CASE("wire_ more than K objects of a namespace share one namespace "
           "list and watch, and see every write through the front") {
-  wire_front f;
+  front_cluster f;
   for (const auto& n : names(5))
     REQUIRE(f.api.create(make_secret("a", n, {{"k", "v1"}})));
   REQUIRE(f.api.create(make_secret("a", "unreferenced", {{"k", "u"}})));
@@ -131,7 +131,7 @@ TEST_CASE("wire_ more than K objects of a namespace share one namespace "
 
 TEST_CASE("wire_ writes racing switches up and down from another thread "
           "are all seen, and no read goes back in version") {
-  wire_front f;
+  front_cluster f;
   // K=4: up with the fifth object of a, down when one is left.
   auto all = names(5);
   for (const auto& n : all)
@@ -210,7 +210,7 @@ TEST_CASE("wire_ writes racing switches up and down from another thread "
 
 TEST_CASE("wire_ a namespace watch whose history expired lists the "
           "namespace again and catches up") {
-  wire_front f;
+  front_cluster f;
   for (const auto& n : names(3))
     REQUIRE(f.api.create(make_secret("a", n, {{"k", "v1"}})));
   secret_manager mgr{f.rt, *f.cl, multiplexing(1)};
@@ -234,9 +234,9 @@ TEST_CASE("wire_ a namespace watch whose history expired lists the "
 
 TEST_CASE("wire_ the node authorizer's 403 on the namespace list falls back "
           "per object without losing a write, and is asked once") {
-  test::wire_front_options o;
+  test::front_cluster_options o;
   o.node_authorizer = true;
-  wire_front f{o};
+  front_cluster f{o};
   for (const auto& n : {"x", "y", "z"})
     REQUIRE(f.api.create(make_secret("a", n, {{"k", "1"}})));
   secret_manager mgr{f.rt, *f.cl, multiplexing(1)};

@@ -8,7 +8,7 @@
 #include "podref/runtime/typed_managers.hpp"
 
 #include "support/pod_builders.hpp"
-#include "support/wire_front.hpp"
+#include "support/front_cluster.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -22,7 +22,7 @@ using namespace podref;
 using podref::test::eventually;
 using podref::test::make_secret;
 using podref::test::pod_with_secrets;
-using podref::test::wire_front;
+using podref::test::front_cluster;
 
 namespace {
 
@@ -119,7 +119,7 @@ api_object secret_with(const std::string& value) {
 /// registered for i in [1, pods], and a subscription on s: waited for its
 /// first call, or held in it when `busy`.
 struct subscribed {
-  wire_front f;
+  front_cluster f;
   std::uint64_t first = 0;
   recorder r;
   std::unique_ptr<secret_manager> mgr;

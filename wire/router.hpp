@@ -2,7 +2,7 @@
 // description of the API request out. No I/O; the HTTP server acts on the
 // result, and tests check it alone.
 //
-// Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1,
+// Served: /version, /healthz, /readyz, /livez, /metrics, /api, /apis, /api/v1,
 // /openapi/v3, /openapi/v3/api/v1, /openapi/v2; for the namespaced v1
 // secrets, configmaps and pods /api/v1/namespaces/NS/RES (GET list or
 // watch, POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, PATCH,
@@ -13,8 +13,8 @@
 // NotOlderThan), limit, continue, allowWatchBookmarks, sendInitialEvents,
 // timeoutSeconds, fieldSelector (metadata.name, metadata.namespace; a
 // Secret's type; a Pod's spec.nodeName; =, ==, !=), labelSelector
-// (label_selector.hpp), gracePeriodSeconds; others (timeout, fieldManager,
-// ...) are accepted and ignored. The combinations the real server refuses
+// (label_selector.hpp), gracePeriodSeconds, fieldValidation; others
+// (timeout, fieldManager, ...) are accepted and ignored. The combinations the real server refuses
 // get its 422 (invalid ListOptions) or 400.
 #pragma once
 
@@ -43,6 +43,8 @@ enum class route_kind : std::uint8_t {
   openapi_index,
   openapi_v1,
   openapi_v2,
+  /// GET /metrics: the front's counters (Prometheus text format).
+  metrics,
   get,
   list,
   watch,
@@ -99,6 +101,10 @@ struct route {
   /// timeoutSeconds of a watch, when given (at most max_timeout_seconds;
   /// 0: none).
   std::optional<std::uint64_t> timeout_seconds;
+  /// fieldValidation of a create, update or patch: "", "Ignore", "Warn" or
+  /// "Strict" (checked: another value is the real server's 422; "" means
+  /// Warn).
+  std::string field_validation;
   /// For kind == failure.
   api_status failure;
 };

@@ -20,6 +20,8 @@
 //   pager; an expired continue token lists again whole), a 403 errc::forbidden
 //   (the node authorizer's refusal: the multiplexer falls back per object),
 //   and a list past max_namespace_items refused the same way.
+// - with options.watch_list, a first list or a relist is a watch-list
+//   whose stream then serves the watch (watch_list.cpp).
 // Error replies: 404 errc::not_found with the server's message (`secrets
 // "x" not found`); 410 and 504 "too large resource version" errc::expired;
 // 429, on a request or before a watch's stream began, retried after its
@@ -65,6 +67,16 @@ struct wire_source_options {
   /// A namespace list (list_ns) holding more items than this, pages
   /// counted as one item each, fails with errc::forbidden.
   std::size_t max_namespace_items = 100000;
+  /// The streaming list (client-go's WatchList, KEP-3157; off by default,
+  /// as in the kubelet): a list is one watch with sendInitialEvents=true&
+  /// resourceVersionMatch=NotOlderThan whose initial events up to the
+  /// bookmark annotated k8s.io/initial-events-end are the list, and whose
+  /// stream then serves the reflector's watch from that bookmark's
+  /// version. A refusal (422: then never again), an ERROR event, the
+  /// stream's end, or no end bookmark within watch_list_timeout fall back
+  /// to the plain list.
+  bool watch_list = false;
+  std::chrono::milliseconds watch_list_timeout{10000};
 };
 
 /// Counters of the source, readable from any thread.
@@ -76,6 +88,10 @@ struct wire_source_counters {
   std::atomic<std::uint64_t> retried_429{0};
   /// Watches ended by a malformed, oversized or cut line.
   std::atomic<std::uint64_t> bad_streams{0};
+  /// Streaming lists that fell back to a plain list, and streams a watch
+  /// took over.
+  std::atomic<std::uint64_t> watch_list_fallbacks{0};
+  std::atomic<std::uint64_t> watch_list_adopted{0};
 };
 
 /// Spawns a wire source over `client` (shared with the caller, who keeps it

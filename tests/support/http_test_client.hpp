@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -25,6 +26,8 @@ struct http_test_reply {
   int status = 0;
   std::string body;
   std::string content_type;
+  /// The values of the reply's Warning headers, in order.
+  std::vector<std::string> warnings = {};
 };
 
 /// One connection; each call sends a request and reads its whole reply.
@@ -40,20 +43,28 @@ struct http_test_client {
   }
 
   http_test_reply call(boost::beast::http::verb verb, const std::string& target,
-                       const std::string& body = {}) {
+                       const std::string& body = {},
+                       const std::string& content_type = "application/json",
+                       const std::string& accept = {}) {
     namespace http = boost::beast::http;
     http::request<http::string_body> req{verb, target, 11};
     req.set(http::field::host, "127.0.0.1");
+    if (!accept.empty())
+      req.set(http::field::accept, accept);
     if (!body.empty()) {
-      req.set(http::field::content_type, "application/json");
+      req.set(http::field::content_type, content_type);
       req.body() = body;
     }
     req.prepare_payload();
     http::write(stream, req);
     http::response<http::string_body> res;
     http::read(stream, buffer, res);
-    return {static_cast<int>(res.result_int()), res.body(),
-            std::string{res[http::field::content_type]}};
+    http_test_reply reply{static_cast<int>(res.result_int()), res.body(),
+                          std::string{res[http::field::content_type]}};
+    for (const auto& field : res)
+      if (field.name() == http::field::warning)
+        reply.warnings.emplace_back(field.value());
+    return reply;
   }
 
   http_test_reply get(const std::string& target) {

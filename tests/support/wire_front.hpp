@@ -1,154 +1,119 @@
-// What the wire tests of watch multiplexing and notifications share:
-// podref's API server behind its HTTP front in process (h2c on loopback, or
-// HTTPS with a node's token and the node authorizer), a cluster connected
-// to it, writes through the front (PUT and DELETE over HTTP, as a client
-// writes), and a bounded wait. Header-only; the wire_* tests that include it
-// link the wire library (tests/CMakeLists.txt).
+// `podref apiserver`'s front in process on loopback, reached over one of the
+// transports a real cluster is reached by: HTTP/1.1, h2c with prior
+// knowledge, TLS (h2 by ALPN) with a bearer token, TLS with a client
+// certificate of the server's CA. Tests that run one scenario over every
+// transport GENERATE a wire_transport and build a wire_front of it.
+// Header-only; the tests that include it link the wire room.
 #pragma once
 
-#include <chrono>
-#include <cstdlib>
-#include <functional>
-#include <future>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include <catch2/catch.hpp>
-
-#include <unistd.h>
 
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/cluster.hpp"
 #include "podref/runtime/runtime.hpp"
 #include "podref/wire/authn.hpp"
-#include "podref/wire/codec.hpp"
 #include "podref/wire/http_server.hpp"
+#include "podref/wire/kubeconfig.hpp"
+#include "podref/wire/server_kubeconfig.hpp"
 #include "podref/wire/tls_material.hpp"
-#include "podref/wire/wire_decode.hpp"
+#include "support/temp_dir.hpp"
 
 namespace podref::test {
 
-/// Polls `f` until it holds, at most `limit` (a real condition with a bound).
-inline bool eventually(const std::function<bool()>& f,
-                       std::chrono::seconds limit = std::chrono::seconds(20)) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f())
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+enum class wire_transport { http1, h2c, tls_token, tls_cert };
+
+inline const char* name_of(wire_transport t) {
+  switch (t) {
+    case wire_transport::http1:
+      return "HTTP/1.1";
+    case wire_transport::h2c:
+      return "h2c";
+    case wire_transport::tls_token:
+      return "h2 over TLS, token";
+    case wire_transport::tls_cert:
+      return "h2 over TLS, client certificate";
   }
-  return f();
+  return "?";
 }
 
-/// A fresh directory, removed with what is in it.
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/podref-wire-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    [[maybe_unused]] auto rc = std::system(cmd.c_str());
-  }
-};
-
-struct wire_front_options {
-  /// HTTPS, a node's token (user system:node:n1, group system:nodes) and
-  /// the node authorizer: namespace-wide Secret lists and watches are 403.
-  bool node_authorizer = false;
-  /// The source's token bucket (0: none, so that timing is the server's).
-  double qps = 0;
-  std::size_t max_watches = 4096;
-};
-
-/// The API server, its front and a cluster over it (h2c, or HTTPS).
 struct wire_front {
-  static constexpr const char* node_token = "tok-node-n1-0123456789";
+  static constexpr const char* token = "tok-node-0123456789";
 
+  wire_transport transport;
   temp_dir dir;
   runtime rt;
-  api_server api{rt};
+  api_server api;
   std::unique_ptr<wire::http_server> front;
-  std::unique_ptr<cluster> cl;
+  /// What a client of this transport connects with.
+  wire::client_config config;
+  cluster_options options;
 
-  explicit wire_front(const wire_front_options& o = {}) {
-    wire::http_server_options sopts;
-    sopts.max_watches = o.max_watches;
-    wire::client_config cfg;
-    cfg.origin = "test";
-    cluster_options copts;
-    copts.source.qps = o.qps;
-    if (o.node_authorizer) {
-      auto files = wire::ensure_tls_dir(dir.path + "/tls", {"127.0.0.1"});
-      REQUIRE(files);
+  explicit wire_front(wire_transport t, wire::http_server_options opts = {},
+                      std::size_t history = 1000)
+    : transport(t), api(rt, history) {
+    bool tls = t == wire_transport::tls_token || t == wire_transport::tls_cert;
+    wire::tls_files files;
+    if (tls) {
+      auto made = wire::ensure_tls_dir(dir.path + "/tls",
+                                       {"127.0.0.1", "::1", "localhost"});
+      REQUIRE(made);
+      files = *made;
       auto tokens = wire::token_table::parse(
-        std::string{node_token} + ",system:node:n1,u-1,\"system:nodes\"\n",
+        std::string{token} + ",system:node:n1,u-1,\"system:nodes\"\n",
         "tokens.csv");
       REQUIRE(tokens);
-      auto ca = wire::read_small_file(files->ca_cert);
-      REQUIRE(ca);
-      sopts.tls = wire::http_tls_options{files->cert, files->key, {}};
-      sopts.tokens = std::make_shared<const wire::token_table>(*tokens);
-      sopts.node_authorizer = true;
-      cfg.ca_pem = *ca;
-      cfg.token = node_token;
-    } else {
-      copts.http.plain_http = wire::plain_http_mode::h2_prior_knowledge;
+      opts.tls = wire::http_tls_options{files.cert, files.key, files.ca_cert};
+      opts.tokens = std::make_shared<const wire::token_table>(*tokens);
     }
-    auto started = wire::http_server::start(rt.system(), api.current_actor(),
-                                            sopts);
-    REQUIRE(started);
-    front = std::move(started).value();
-    cfg.server = front->url();
-    auto connected = cluster::connect(rt, cfg, copts);
-    REQUIRE(connected);
-    cl = std::move(connected).value();
+    auto s = wire::http_server::start(rt.system(), api.current_actor(), opts);
+    REQUIRE(s);
+    front = std::move(s).value();
+    config.server = front->url();
+    config.origin = "test";
+    if (t == wire_transport::h2c)
+      options.http.plain_http = wire::plain_http_mode::h2_prior_knowledge;
+    if (!tls)
+      return;
+    // As `podref apiserver --write-kubeconfig` writes it, read back as
+    // kubectl would; the certificate's user instead of the token.
+    wire::server_kubeconfig kc;
+    kc.url = front->url();
+    auto ca = wire::read_small_file(files.ca_cert);
+    REQUIRE(ca);
+    kc.ca_pem = *ca;
+    if (t == wire_transport::tls_token)
+      kc.token = token;
+    auto text = wire::kubeconfig_text(kc);
+    if (t == wire_transport::tls_cert) {
+      REQUIRE(wire::issue_client_certificate(
+        files.ca_cert, files.ca_key, "system:node:n1", {"system:nodes"},
+        dir.path + "/node.crt", dir.path + "/node.key"));
+      auto at = text.find("  user: {}\n");
+      REQUIRE(at != std::string::npos);
+      text.replace(at, 11,
+                   "  user:\n    client-certificate: node.crt\n"
+                   "    client-key: node.key\n");
+    }
+    auto path = dir.path + "/kubeconfig";
+    REQUIRE(wire::write_private_file(path, text, 0600));
+    wire::kubeconfig_selection sel;
+    sel.explicit_path = path;
+    auto cfg = wire::load_kubeconfig(sel);
+    REQUIRE(cfg);
+    config = *cfg;
   }
 
   ~wire_front() {
-    // Managers are gone (declared after this); the cluster goes first.
-    cl.reset();
     front->stop();
   }
 
-  /// One request through the front over the cluster's connections; the
-  /// status (0: no reply within 30 s) and body.
-  std::pair<int, std::string> call(std::string method, std::string path,
-                                   std::string body = {}) {
-    auto done = std::make_shared<std::promise<wire::http_response>>();
-    auto reply = done->get_future();
-    wire::http_client::handlers h;
-    h.on_done = [done](wire::http_response r) { done->set_value(std::move(r)); };
-    cl->client()->send(std::move(method), std::move(path), std::move(body),
-                       std::move(h));
-    if (reply.wait_for(std::chrono::seconds(30)) != std::future_status::ready)
-      return {0, "no reply"};
-    auto r = reply.get();
-    return {r.status, std::move(r.body)};
-  }
-
-  /// PUT of Secret `obj` (an update: the real server's 404 when it does
-  /// not exist) or, with `create`, its POST, through the front; the stored
-  /// object's resourceVersion, 0 when the write failed.
-  std::uint64_t put(const api_object& obj, bool create = false) {
-    const auto& m = obj.meta();
-    auto path = "/api/v1/namespaces/" + m.ns + "/secrets";
-    auto [status, body] = create ? call("POST", path, wire::encode_object(obj))
-                                 : call("PUT", path + "/" + m.name,
-                                        wire::encode_object(obj));
-    if (status != 200 && status != 201)
-      return 0;
-    auto stored = wire::decode_object(resource::secrets, body);
-    return stored ? stored->resource_version() : 0;
-  }
-
-  /// DELETE of a Secret through the front; whether it was deleted.
-  bool remove(const std::string& ns, const std::string& name) {
-    return call("DELETE", "/api/v1/namespaces/" + ns + "/secrets/" + name)
-             .first
-           == 200;
+  std::unique_ptr<cluster> connect() {
+    auto c = cluster::connect(rt, config, options);
+    REQUIRE(c);
+    return std::move(c).value();
   }
 };
 
