@@ -257,8 +257,9 @@ TEST_CASE("wire_ the last pod's unregistration ends the subscription with "
   auto& f = x.f;
   auto& mgr = *x.mgr;
   auto& r = x.r;
-  // Not the last pod: nothing ends.
-  mgr.unregister_pod(pod_of("p1", "uid-1"));
+  // Not the last pod: nothing ends. Applied before the write, so that the
+  // write's call carries the one pod left.
+  REQUIRE(mgr.unregister_pod_and_wait(pod_of("p1", "uid-1")));
   auto v1 = f.put(secret_with("v1"));
   REQUIRE(eventually([&] { return r.seen_rv(v1); }));
   CHECK(r.snapshot().back().uids == strings{"uid-2"});
