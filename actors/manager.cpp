@@ -369,8 +369,10 @@ void init(manager_self self, manager_config cfg) {
     self->delayed_send(self, self->state.cfg.recycle_period,
                        recycle_atom::value);
   monitor_source(self);
-  self->set_down_handler(
-    [self](caf::down_msg& dm) { on_source_down(self, dm.source); });
+  self->set_down_handler([self](caf::down_msg& dm) {
+    if (!mux_down(self, dm.source))
+      on_source_down(self, dm.source);
+  });
 }
 
 /// The handlers.
@@ -446,6 +448,9 @@ manager_actor::behavior_type behavior(manager_self self) {
     [self](unsub_atom, subscription_id id) { unsubscribe(self, id); },
     [self](mux_forbid_atom, const std::string& ns,
            const caf::actor_addr& mux) { mux_refused(self, ns, mux); },
+    [self](mux_stats_atom, const std::string& ns) {
+      return mux_stats_of(self, ns);
+    },
   };
 }
 

@@ -47,10 +47,13 @@ void switch_up(manager_self self, const std::string& ns,
   mc.ns = ns;
   mc.upstream = caf::actor_cast<namespace_source_actor>(st.cfg.source);
   mc.manager = caf::actor_cast<caf::actor_addr>(self);
+  mc.counters = counters_of(st.cfg.read_side);
   for (auto& entry : st.objects)
     if (in_namespace(entry.slot->key(), ns))
       mc.names.push_back(entry.slot->name());
   n.mux = self->spawn(namespace_mux, std::move(mc));
+  // Should it fail, its reflectors go back to the API server (mux_down).
+  self->monitor(n.mux);
   hand_over(self, ns, caf::actor_cast<object_source_actor>(n.mux));
 }
 
@@ -62,6 +65,7 @@ void switch_down(manager_self self, const std::string& ns,
   // server from the last version they saw; whatever they still had in
   // flight at the multiplexer is stale to them once it is gone.
   hand_over(self, ns, self->state.cfg.source);
+  self->demonitor(n.mux.address());
   caf::anon_send_exit(n.mux, caf::exit_reason::user_shutdown);
   n.mux = namespace_mux_actor{};
 }
@@ -128,6 +132,30 @@ void mux_refused(manager_self self, const std::string& ns,
     return;
   i->second.refused = true;
   switch_down(self, ns, i->second);
+}
+
+bool mux_down(manager_self self, const caf::actor_addr& who) {
+  for (auto& [ns, n] : self->state.namespaces)
+    if (n.mux && n.mux.address() == who) {
+      // Per object at once: the reflectors relist at the API server from
+      // the last version they saw (what they had in flight at the dead
+      // multiplexer is abandoned). A later reference in the namespace
+      // that finds it above the threshold multiplexes it again.
+      n.mux = namespace_mux_actor{};
+      hand_over(self, ns, self->state.cfg.source);
+      return true;
+    }
+  return false;
+}
+
+caf::result<mux_stats> mux_stats_of(manager_self self,
+                                    const std::string& ns) {
+  auto& st = self->state;
+  auto i = st.namespaces.find(ns);
+  if (i == st.namespaces.end() || !i->second.mux)
+    return make_caf_error(error_info{
+      errc::not_found, "namespace \"" + ns + "\" is not multiplexed"});
+  return self->delegate(i->second.mux, mux_stats_atom::value);
 }
 
 void mux_adopt_source(manager_self self) {

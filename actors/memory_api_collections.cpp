@@ -115,7 +115,11 @@ caf::result<list_result> list_namespace(memory_api_server_pointer self,
     return err;
   if (auto err = forbidden(self, "list", res, ns))
     return err;
-  const auto& st = self->state;
+  return list_or_hold(self, res, ns, std::string{}, caf::error{});
+}
+
+list_result namespace_now(const memory_api_server_state& st, resource res,
+                          const std::string& ns) {
   auto scope = scope_of(res, ns);
   list_result result;
   const auto& objects = st.store->objects;

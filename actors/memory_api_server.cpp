@@ -111,8 +111,12 @@ namespace {
 
 using detail::record;
 
+/// The list's answer now: one object's, or with no name the namespace's
+/// (list_ns).
 list_result list_now(const state_type& st, resource res, const std::string& ns,
                      const std::string& name) {
+  if (name.empty())
+    return detail::namespace_now(st, res, ns);
   list_result result;
   auto i = st.store->objects.find(key_of(res, ns, name));
   if (i != st.store->objects.end())
@@ -212,11 +216,19 @@ caf::result<list_result> list_objects(server_pointer self, resource res,
                                       const std::string& name,
                                       const std::string& rv) {
   // The requested resourceVersion does not matter: memory is current.
-  auto& st = self->state;
   auto err = record(self, source_verb::list, res, ns, name, rv);
+  return detail::list_or_hold(self, res, ns, name, std::move(err));
+}
+
+} // namespace
+
+caf::result<list_result>
+detail::list_or_hold(server_pointer self, resource res, const std::string& ns,
+                     const std::string& name, caf::error failure) {
+  auto& st = self->state;
   if (st.hold <= caf::timespan{0}) {
-    if (err)
-      return err;
+    if (failure)
+      return failure;
     return list_now(st, res, ns, name);
   }
   auto id = st.next_hold_id++;
@@ -225,12 +237,14 @@ caf::result<list_result> list_objects(server_pointer self, resource res,
   held.res = res;
   held.ns = ns;
   held.name = name;
-  held.failure = std::move(err);
+  held.failure = std::move(failure);
   if (st.hold != caf::timespan::max())
     caf::delayed_anon_send(caf::actor_cast<caf::actor>(self), st.hold,
                            release_atom::value, id);
   return held.promise;
 }
+
+namespace {
 
 caf::result<watch_id> watch_object(server_pointer self, resource res,
                                    const std::string& ns,

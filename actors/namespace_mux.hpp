@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "podref/messages/actor_types.hpp"
+#include "podref/read_side/engine_counters.hpp"
 
 namespace podref {
 
@@ -34,12 +36,17 @@ struct namespace_mux_config {
   caf::actor_addr manager;
   /// The names referenced when the multiplexer starts.
   std::vector<std::string> names;
+  /// Where it counts the reflector watches it serves and its namespace
+  /// watch (mux_sub_watches, mux_ns_watches); may be null.
+  std::shared_ptr<detail::engine_counters> counters;
 };
 
 struct namespace_mux_state {
   static constexpr const char* name = "podref.namespace_mux";
 
-  /// One tracked name: its state as of `version`, once known.
+  /// One tracked name: its state as of `version`, once known. An
+  /// invalidated cache keeps the last object (not known, version 0), so
+  /// that the next namespace list tells the sub-watches real changes only.
   struct name_entry {
     bool known = false;
     api_object object;
@@ -47,6 +54,11 @@ struct namespace_mux_state {
     /// Whether the manager still references it (else it goes with its
     /// last sub-watch).
     bool referenced = true;
+    /// Its reflector listed here and watches no more (stopped as idle or
+    /// immutable), or not yet: a list from the cache ("0") while the cache
+    /// is invalid is then an immutable recheck, not the start of a watch,
+    /// and goes to the upstream per object.
+    bool unwatched = false;
     std::vector<watch_id> subs;
   };
 
@@ -87,12 +99,24 @@ struct namespace_mux_state {
   /// of an earlier generation are ignored.
   std::uint64_t gen = 0;
   bool listing = false;
+  /// The next namespace list is a consistent read (resourceVersion ""):
+  /// the stream's history expired, or a list asked for a version the
+  /// upstream has not reached.
+  bool relist_live = false;
   std::vector<waiting_list> lists;
   std::vector<waiting_watch> watches;
   /// The upstream refused the namespace-wide calls: the manager moves the
   /// reflectors away; what waits here waits for that.
   bool refused = false;
   mux_stats stats;
+  /// What it added to cfg.counters so far (taken back when it ends).
+  std::int64_t counted_subs = 0;
+  std::int64_t counted_ns_watches = 0;
+
+  namespace_mux_state() = default;
+  namespace_mux_state(const namespace_mux_state&) = delete;
+  namespace_mux_state& operator=(const namespace_mux_state&) = delete;
+  ~namespace_mux_state();
 };
 
 namespace_mux_actor::behavior_type namespace_mux(

@@ -1,5 +1,9 @@
 // podref_notify_bench: write-to-callback latency of change notifications
-// (docs/notifications.md), in-process over the embedded API server.
+// (docs/notifications.md), in-process over the embedded API server, or with
+// --wire over the wire source: a cluster (h2c, no client-side rate limit)
+// against the API server's HTTP front in process, on loopback; --mux K
+// multiplexes the watches (docs/multiplexing.md; all objects share one
+// namespace).
 //
 // Registers --objects pods, each referencing its own Secret (all watched),
 // subscribes --subscribers callbacks spread evenly over the first
@@ -17,15 +21,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "bench/fixture.hpp"
+#include "bench/h2c_cluster.hpp"
 #include "bench/histogram.hpp"
 #include "podref/runtime/api_server.hpp"
+#include "podref/runtime/cluster.hpp"
 #include "podref/runtime/object_manager.hpp"
 #include "podref/runtime/runtime.hpp"
+#include "podref/wire/http_server.hpp"
 
 namespace {
 
@@ -37,6 +45,8 @@ struct options {
   std::size_t subscribers = 1000;
   std::size_t subscribed = 0; // 0: min(subscribers, objects)
   std::size_t writes = 2000;
+  bool wire = false;
+  std::size_t mux = 0;
 };
 
 bool parse(int argc, char** argv, options& o) {
@@ -53,7 +63,11 @@ bool parse(int argc, char** argv, options& o) {
       return true;
     };
     bool ok = false;
-    if (arg == "--objects")
+    if (arg == "--wire")
+      ok = o.wire = true;
+    else if (arg == "--mux")
+      ok = value(o.mux);
+    else if (arg == "--objects")
       ok = value(o.objects);
     else if (arg == "--subscribers")
       ok = value(o.subscribers);
@@ -64,7 +78,8 @@ bool parse(int argc, char** argv, options& o) {
     if (!ok) {
       std::fprintf(stderr,
                    "usage: podref_notify_bench [--objects N] [--subscribers "
-                   "S] [--subscribed M] [--writes W]\nbad or unknown "
+                   "S] [--subscribed M] [--writes W] [--wire] [--mux K]\n"
+                   "bad or unknown "
                    "argument: %s\n",
                    arg.c_str());
       return false;
@@ -107,10 +122,49 @@ struct probe {
   }
 };
 
+/// The source the manager reads: the API server itself, or a cluster over
+/// its HTTP front (h2c on loopback).
+struct source_under_test {
+  std::unique_ptr<wire::http_server> front;
+  std::unique_ptr<cluster> cl;
+
+  bool start(runtime& rt, api_server& api, const options& o) {
+    if (!o.wire)
+      return true;
+    wire::http_server_options sopts;
+    sopts.max_watches = o.objects + 64;
+    auto started = wire::http_server::start(rt.system(), api.current_actor(),
+                                            sopts);
+    if (!started) {
+      std::fprintf(stderr, "%s\n", started.error().message.c_str());
+      return false;
+    }
+    front = std::move(started).value();
+    cl = bench::connect_h2c(rt, front->url(), "podref_notify_bench");
+    return cl != nullptr;
+  }
+
+  ~source_under_test() {
+    cl.reset();
+    if (front)
+      front->stop();
+  }
+};
+
 int run(const options& o) {
   runtime rt;
   api_server api{rt};
-  object_manager mgr{rt, api, resource::secrets};
+  source_under_test src;
+  if (!src.start(rt, api, o))
+    return 1;
+  manager_options mo;
+  mo.mux_threshold = o.mux;
+  mo.sync_timeout = std::chrono::seconds(60);
+  auto mgr_ptr = src.cl ? std::make_unique<object_manager>(
+                            rt, src.cl->actor(), resource::secrets, mo)
+                        : std::make_unique<object_manager>(
+                            rt, api, resource::secrets, mo);
+  auto& mgr = *mgr_ptr;
   auto t = clock_type::now();
   for (std::size_t i = 0; i < o.objects; ++i)
     api.apply(bench::make_pool_secret(i));
@@ -162,6 +216,8 @@ int run(const options& o) {
   auto us = [&](double p) {
     return static_cast<double>(pr.latency.value_at_percentile(p)) / 1000.0;
   };
+  std::printf("source %s mux %zu\n", o.wire ? "wire-h2c" : "in-process",
+              o.mux);
   std::printf("objects %zu subscribers %zu subscribed_objects %zu writes %zu\n"
               "sync_s %.2f subscribe_s %.2f\n"
               "callbacks %llu p50_us %.1f p99_us %.1f max_us %.1f\n"

@@ -129,7 +129,8 @@ using forbid_ns_atom = caf::atom_constant<caf::atom("forbid_ns")>;
 /// - delete(res, ns, name): remove, or errc::not_found;
 /// - actions(): the action log; clear(): empty it;
 /// - fail(verb, n, err): the next n calls of verb fail with err;
-/// - hold(d): answer every later list d after it arrives (0 = at once;
+/// - hold(d): answer every later list (per object or list_ns) d after it
+///   arrives (0 = at once;
 ///   timespan::max(): when unhold comes);
 /// - unhold(): answer the held lists now, in arrival order, and later ones
 ///   at once;
@@ -309,8 +310,8 @@ using mux_forbid_atom = caf::atom_constant<caf::atom("mux_forbid")>;
 /// - get / list / watch / cancel: object_source_actor's contract, for
 ///   objects of its namespace;
 /// - mux_track(name) / mux_untrack(name): the manager's referenced names;
-/// - new_src(src): its upstream was replaced: drop the cache, end every
-///   reflector watch as expired;
+/// - new_src(src): its upstream was replaced: drop the cache and list the
+///   namespace at `src` behind the reflectors' watches, which stay open;
 /// - mux_stats(): its counters;
 /// - w_event / w_end: its own namespace watch at the upstream.
 using namespace_mux_actor = object_source_actor::extend_with<watcher_actor>::extend<
@@ -372,7 +373,9 @@ using unsub_atom = caf::atom_constant<caf::atom("unsub")>;
 ///   again;
 /// - mux_forbid(ns, mux): the namespace multiplexer `mux` of `ns` was
 ///   refused its namespace-wide list or watch: `ns` stays per-object
-///   (docs/multiplexing.md).
+///   (docs/multiplexing.md);
+/// - mux_stats(ns): the counters of `ns`'s multiplexer (its own answer), or
+///   errc::not_found when `ns` has none.
 using manager_actor = caf::typed_actor<
   caf::reacts_to<reg_pod_atom, pod_registration_ptr>,
   caf::reacts_to<unreg_pod_atom, pod_registration_ptr>,
@@ -391,6 +394,7 @@ using manager_actor = caf::typed_actor<
   caf::replies_to<subscribe_atom, std::string, std::string,
                   change_callback>::with<subscription_id>,
   caf::reacts_to<unsub_atom, subscription_id>,
-  caf::reacts_to<mux_forbid_atom, std::string, caf::actor_addr>>;
+  caf::reacts_to<mux_forbid_atom, std::string, caf::actor_addr>,
+  caf::replies_to<mux_stats_atom, std::string>::with<mux_stats>>;
 
 } // namespace podref

@@ -31,6 +31,16 @@ struct alignas(64) engine_counters {
   std::atomic<std::uint64_t> gets{0};
   std::atomic<std::uint64_t> lists{0};
   std::atomic<std::uint64_t> watches{0};
+
+  // -- written by namespace multiplexers (docs/multiplexing.md) ----------------
+  /// Reflector watches served by a multiplexer (counted in open_watches
+  /// too), and the namespace watches the multiplexers hold: the API server
+  /// holds open_watches - mux_sub_watches + mux_ns_watches.
+  alignas(64) std::atomic<std::int64_t> mux_sub_watches{0};
+  std::atomic<std::int64_t> mux_ns_watches{0};
+  /// Objects nobody references that came with a namespace list or watch
+  /// (multiplexing's cost: dropped on arrival).
+  std::atomic<std::uint64_t> mux_foreign_events{0};
 };
 
 } // namespace podref::detail

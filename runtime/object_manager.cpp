@@ -450,6 +450,9 @@ manager_stats object_manager::stats() const {
   st.referenced_objects = load(c.referenced_objects);
   st.live_reflectors = load(c.live_reflectors);
   st.open_watches = load(c.open_watches);
+  st.multiplexed_watches = load(c.mux_sub_watches);
+  st.namespace_watches = load(c.mux_ns_watches);
+  st.unreferenced_events = load(c.mux_foreign_events);
   st.reflectors_started = load(c.reflectors_started);
   st.reflectors_stopped = load(c.reflectors_stopped);
   st.gets = load(c.gets);

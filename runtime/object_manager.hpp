@@ -115,7 +115,17 @@ struct manager_stats {
   std::int64_t registered_pods = 0;
   std::int64_t referenced_objects = 0;
   std::int64_t live_reflectors = 0;
+  /// Reflectors' watches, at the API server or at a namespace
+  /// multiplexer.
   std::int64_t open_watches = 0;
+  /// Watch multiplexing (docs/multiplexing.md): the reflector watches a
+  /// namespace multiplexer serves, and the namespace-wide watches held at
+  /// the API server in their place.
+  std::int64_t multiplexed_watches = 0;
+  std::int64_t namespace_watches = 0;
+  /// Items and events of the namespace lists and watches for objects no
+  /// pod references, dropped on arrival (the cost of multiplexing).
+  std::uint64_t unreferenced_events = 0;
   std::uint64_t reflectors_started = 0;
   std::uint64_t reflectors_stopped = 0;
   /// Source actions by verb.

@@ -74,6 +74,8 @@ counts_of(std::shared_ptr<const detail::engine_counters> counters) {
     x.referenced_objects = counters->referenced_objects.load();
     x.live_reflectors = counters->live_reflectors.load();
     x.open_watches = counters->open_watches.load();
+    x.multiplexed_watches = counters->mux_sub_watches.load();
+    x.namespace_watches = counters->mux_ns_watches.load();
     x.reflectors_started = counters->reflectors_started.load();
     x.reflectors_stopped = counters->reflectors_stopped.load();
     x.busy = counters->busy.load();
@@ -89,6 +91,8 @@ std::function<engine_counts()> counts_of(const object_manager& mgr) {
     x.referenced_objects = st.referenced_objects;
     x.live_reflectors = st.live_reflectors;
     x.open_watches = st.open_watches;
+    x.multiplexed_watches = st.multiplexed_watches;
+    x.namespace_watches = st.namespace_watches;
     x.reflectors_started = st.reflectors_started;
     x.reflectors_stopped = st.reflectors_stopped;
     return x;
@@ -295,13 +299,21 @@ void invariant_checker::check_counts(std::int64_t pods, std::int64_t objects,
   if (c.open_watches > reflectors)
     out.push_back(text(c.open_watches) + " open watches for "
                   + text(reflectors) + " reflectors");
+  if (c.multiplexed_watches < 0 || c.multiplexed_watches > c.open_watches)
+    out.push_back(text(c.multiplexed_watches) + " multiplexed watches of "
+                  + text(c.open_watches) + " open watches");
   if (opts_.exclusive_server) {
     auto n = ask<std::size_t>(server_, watches_atom::value);
+    // Per object, plus one per multiplexed namespace for its reflectors.
+    auto held = c.open_watches - c.multiplexed_watches + c.namespace_watches;
     if (!n)
       out.push_back("the API server did not report its watches");
-    else if (static_cast<std::int64_t>(*n) != c.open_watches)
+    else if (static_cast<std::int64_t>(*n) != held)
       out.push_back("the API server holds " + text(*n)
-                    + " watches, the engine counts " + text(c.open_watches));
+                    + " watches, the engine counts " + text(held) + " ("
+                    + text(c.open_watches - c.multiplexed_watches)
+                    + " per object, " + text(c.namespace_watches)
+                    + " namespace-wide)");
   }
 }
 

@@ -11,7 +11,9 @@
 //     (any the checker has seen before) have none;
 // (c) the manager counts the registered pods and the referenced objects,
 //     live reflectors equal referenced objects, none is busy, and the API
-//     server holds exactly the engine's open watches;
+//     server holds exactly the engine's open watches (a multiplexed
+//     namespace's reflectors hold none there, its multiplexer one:
+//     docs/multiplexing.md);
 // (d) drained(): once every pod is unregistered nothing is left: no
 //     reference, reflector or watch, and exactly as many actors run as at
 //     the baseline (no actor leaked);
@@ -57,6 +59,10 @@ struct engine_counts {
   std::int64_t referenced_objects = 0;
   std::int64_t live_reflectors = 0;
   std::int64_t open_watches = 0;
+  /// Of open_watches, those a namespace multiplexer serves; and the
+  /// namespace watches held at the API server in their place.
+  std::int64_t multiplexed_watches = 0;
+  std::int64_t namespace_watches = 0;
   std::uint64_t reflectors_started = 0;
   std::uint64_t reflectors_stopped = 0;
   std::optional<std::int64_t> busy;

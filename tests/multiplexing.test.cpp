@@ -14,6 +14,9 @@
 #include <vector>
 
 #include <caf/actor_cast.hpp>
+#include <caf/sec.hpp>
+#include <caf/send.hpp>
+#include <caf/system_messages.hpp>
 
 #include "podref/actors/memory_api_server.hpp"
 #include "support/manager_fixture.hpp"
@@ -239,11 +242,15 @@ TEST_CASE_METHOD(mux_fixture,
 
 TEST_CASE_METHOD(mux_fixture,
                  "idle and immutable stops close the namespace watch with "
-                 "the last reflector watching",
+                 "the last reflector watching; an immutable recheck then "
+                 "lists its object, not the namespace",
                  "[multiplexing]") {
   auto cfg = config_for(resource::secrets);
   cfg.mux_threshold = 1;
-  cfg.recycle_period = caf::timespan{0};
+  // The passes are the test's (the timer's first is an hour away), and
+  // each rechecks every immutable object.
+  cfg.recycle_period = 1h;
+  cfg.immutable_recheck = 1h;
   cfg.max_idle = 1min;
   spawn_manager(std::move(cfg));
   write("a", "x", "1");
@@ -260,6 +267,16 @@ TEST_CASE_METHOD(mux_fixture,
   run();
   CHECK(namespace_watches("a") == 0);
   CHECK(server_watches() == 0);
+  // Nobody watches: the recheck is one list of its object from the cache.
+  clear_actions();
+  self->send(mgr, recycle_atom::value);
+  run();
+  auto log = actions();
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].verb == source_verb::list);
+  CHECK(log[0].name == "frozen");
+  CHECK(log[0].rv == "0");
+  CHECK(server_watches() == 0);
   // A read restarts x: one namespace list and one namespace watch.
   auto before = counts();
   write("a", "x", "2");
@@ -268,6 +285,50 @@ TEST_CASE_METHOD(mux_fixture,
   CHECK((counts() - before).watches == 1);
   CHECK(namespace_watches("a") == 1);
   CHECK(read("a", "frozen") == "f");
+}
+
+TEST_CASE_METHOD(mux_fixture,
+                 "a multiplexer that fails hands its namespace back to the "
+                 "API server at once",
+                 "[multiplexing]") {
+  start_manager(1);
+  write("a", "x", "1");
+  write("a", "y", "1");
+  add_ref("a", "x", "pod");
+  add_ref("a", "y", "pod");
+  REQUIRE(namespace_watches("a") == 1);
+  // The multiplexer answers mux_stats itself: its address is the reply's.
+  caf::strong_actor_ptr mux;
+  auto handle = self->request(mgr, caf::infinite, mux_stats_atom::value,
+                              std::string{"a"});
+  run();
+  handle.receive(
+    [&](const mux_stats& st) {
+      CHECK(st.sub_watches == 2);
+      mux = self->current_sender();
+    },
+    [&](caf::error& err) { FAIL(caf::to_string(err)); });
+  REQUIRE(mux);
+  caf::anon_send(caf::actor_cast<caf::actor>(mux),
+                 caf::exit_msg{mux->address(),
+                               caf::make_error(caf::sec::runtime_error)});
+  mux = nullptr;
+  run(); // no time passes: no backoff
+  CHECK(namespace_watches("a") == 0);
+  CHECK(object_watches("a", "x") == 1);
+  CHECK(object_watches("a", "y") == 1);
+  write("a", "x", "2");
+  CHECK(read("a", "x") == "2");
+  auto none = request<mux_stats>(mgr, mux_stats_atom::value, std::string{"a"});
+  REQUIRE_FALSE(none);
+  CHECK(from_caf_error(none.error(), {}).code == errc::not_found);
+  // The next reference past K multiplexes the namespace again.
+  write("a", "z", "1");
+  add_ref("a", "z", "pod");
+  CHECK(namespace_watches("a") == 1);
+  CHECK(server_watches() == 1);
+  CHECK(read("a", "y") == "1");
+  CHECK(read("a", "z") == "1");
 }
 
 TEST_CASE_METHOD(mux_fixture,

@@ -25,26 +25,18 @@
 #include "support/temp_dir.hpp"
 
 #include <chrono>
-#include <cstdlib>
-#include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
-
-#include <unistd.h>
 
 using namespace podref;
 using podref::test::eventually;
 using podref::test::make_secret;
 using podref::test::pod_with_secrets;
-
 using podref::test::temp_dir;
 
 namespace {
 
 constexpr const char* good_token = "tok-node-0123456789";
-
 
 std::string read_all(const std::string& path) {
   auto x = wire::read_small_file(path);
@@ -564,118 +556,4 @@ TEST_CASE("wire_ h2c watches beyond a connection's streams open more "
   }
   cl.reset();
   front->stop();
-}
-
-// -- change notifications over the wire (docs/notifications.md) -----------------
-
-namespace {
-
-struct seen_change {
-  change_kind kind;
-  std::uint64_t rv;
-  std::uint64_t skipped;
-  std::string value;
-};
-
-/// What a subscription was called with, readable from the test's thread.
-struct recorder {
-  std::mutex mtx;
-  std::vector<seen_change> calls;
-
-  change_callback callback() {
-    return [this](const object_change& c) {
-      seen_change s{c.kind, c.resource_version, c.skipped, {}};
-      if (auto sec = c.object.as_secret()) {
-        auto i = sec->data.find("k");
-        if (i != sec->data.end())
-          s.value = i->second;
-      }
-      std::lock_guard<std::mutex> guard{mtx};
-      calls.push_back(std::move(s));
-    };
-  }
-
-  std::vector<seen_change> snapshot() {
-    std::lock_guard<std::mutex> guard{mtx};
-    return calls;
-  }
-
-  std::size_t size() {
-    std::lock_guard<std::mutex> guard{mtx};
-    return calls.size();
-  }
-};
-
-std::uint64_t rv_of(const result<api_object>& written) {
-  REQUIRE(written);
-  return written->resource_version();
-}
-
-} // namespace
-
-TEST_CASE("wire_ a subscription over the wire source gets every version in "
-          "order and the delete") {
-  tls_front f;
-  auto cl = connect(f.rt, load(f.kubeconfig));
-  auto first_rv = rv_of(f.api.create(make_secret("default", "s1", {{"k", "v0"}})));
-  {
-    secret_manager mgr{f.rt, *cl, watching()};
-    REQUIRE(mgr.register_pod_and_wait(
-      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
-    recorder rec;
-    auto id = mgr.subscribe("default", "s1", rec.callback());
-    REQUIRE(id);
-    // The first call: the synced state.
-    REQUIRE(eventually([&] { return rec.size() == 1; }));
-    // One write at a time, each waited for: every version arrives, none
-    // skipped.
-    std::vector<std::uint64_t> written{first_rv};
-    for (int i = 1; i <= 5; ++i) {
-      written.push_back(rv_of(f.api.update(
-        make_secret("default", "s1", {{"k", "v" + std::to_string(i)}}))));
-      REQUIRE(eventually(
-        [&] { return rec.size() == static_cast<std::size_t>(i) + 1; }));
-    }
-    auto calls = rec.snapshot();
-    REQUIRE(calls.size() == 6);
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      INFO("call " << i);
-      CHECK(calls[i].kind == change_kind::updated);
-      CHECK(calls[i].rv == written[i]);
-      CHECK(calls[i].value == "v" + std::to_string(i));
-      CHECK(calls[i].skipped == 0);
-    }
-    // A burst of writes: in resourceVersion order, the last one delivered,
-    // and every version either called or counted as skipped.
-    std::uint64_t last = 0;
-    for (int i = 6; i < 26; ++i)
-      last = rv_of(f.api.update(
-        make_secret("default", "s1", {{"k", "v" + std::to_string(i)}})));
-    REQUIRE(eventually([&] {
-      auto c = rec.snapshot();
-      return c.back().rv == last;
-    }));
-    calls = rec.snapshot();
-    std::uint64_t offered = 0;
-    for (std::size_t i = 6; i < calls.size(); ++i) {
-      CHECK(calls[i].kind == change_kind::updated);
-      CHECK(calls[i].rv > calls[i - 1].rv);
-      offered += 1 + calls[i].skipped;
-    }
-    CHECK(offered == 20);
-    CHECK(calls.back().value == "v25");
-    // The delete arrives as a delete, after every version.
-    auto before = calls.size();
-    REQUIRE(f.api.remove(resource::secrets, "default", "s1"));
-    REQUIRE(eventually([&] { return rec.size() == before + 1; }));
-    calls = rec.snapshot();
-    CHECK(calls.back().kind == change_kind::deleted);
-    CHECK(calls.back().rv > last);
-    // All of it over one list and one watch.
-    auto n = counts_of(f.api);
-    CHECK(n.lists == 1);
-    CHECK(n.watches == 1);
-    mgr.unsubscribe(*id);
-  }
-  cl.reset();
 }

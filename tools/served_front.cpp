@@ -79,8 +79,9 @@ result<void> configure_tls(const front_options& options,
   auto tls = !options.tls_dir.empty() || !options.tls_cert.empty();
   if (!tls) {
     if (!options.token_file.empty() || !options.client_ca.empty()
-        || options.anonymous)
-      return bad("--token-file, --client-ca and --anonymous need TLS "
+        || options.anonymous || options.node_authorizer)
+      return bad("--token-file, --client-ca, --anonymous and "
+                 "--node-authorizer need TLS "
                  "(--tls-dir, or --tls-cert and --tls-key): plain HTTP is "
                  "loopback only and not authenticated");
     return {};
@@ -135,6 +136,7 @@ result<void> configure_tls(const front_options& options,
   }
   http.tls = std::move(files);
   http.anonymous = options.anonymous;
+  http.node_authorizer = options.node_authorizer;
   return {};
 }
 
@@ -157,6 +159,10 @@ void add_front_flags(CLI::App& cmd, front_options& options) {
   cmd.add_flag("--anonymous", options.anonymous,
                "let requests without a credential reach /version and the "
                "health paths (HTTPS only)");
+  cmd.add_flag("--node-authorizer", options.node_authorizer,
+               "users of group system:nodes read Secrets and ConfigMaps one "
+               "object at a time: a namespace-wide list or watch is 403, as "
+               "the node authorizer answers a kubelet (HTTPS only)");
   cmd.add_option("--write-kubeconfig", options.kubeconfig,
                  "write a kubeconfig for the server to this path");
   cmd.add_option("--io-threads", options.io_threads, "HTTP I/O threads")

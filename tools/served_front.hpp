@@ -48,6 +48,9 @@ struct front_options {
   /// Let requests without a credential reach /version and the health
   /// paths.
   bool anonymous = false;
+  /// Users of group system:nodes read Secrets and ConfigMaps one object at
+  /// a time: a namespace-wide list or watch answers them 403.
+  bool node_authorizer = false;
   /// Where to write a kubeconfig for the server; empty: none.
   std::string kubeconfig;
   std::size_t io_threads = 2;

@@ -1,6 +1,8 @@
 // Authentication and the all-or-nothing authorization of the HTTP front.
 #include "podref/wire/access.hpp"
 
+#include <algorithm>
+
 namespace podref::wire {
 
 namespace {
@@ -25,6 +27,27 @@ std::string verb_of(route_kind kind) {
   }
 }
 
+/// The node authorizer's refusal of a Secret or ConfigMap collection read
+/// by a node (see access.hpp), or nullopt.
+std::optional<api_status> node_rule(const user_info& user, const route& r,
+                                    std::string_view path) {
+  auto node = std::find(user.groups.begin(), user.groups.end(),
+                        "system:nodes")
+              != user.groups.end();
+  auto collection = (r.kind == route_kind::list || r.kind == route_kind::watch)
+                    && (r.ns.empty() || !r.field_name);
+  if (!node || !collection
+      || (r.res != resource::secrets && r.res != resource::config_maps))
+    return std::nullopt;
+  constexpr std::string_view prefix = "system:node:";
+  auto name = user.name.compare(0, prefix.size(), prefix) == 0
+                ? user.name.substr(prefix.size())
+                : user.name;
+  return forbidden_status(user.name, r, path,
+                          "no relationship found between node '" + name
+                            + "' and this object");
+}
+
 bool public_info(route_kind kind) {
   switch (kind) {
     case route_kind::version:
@@ -44,7 +67,7 @@ api_status unauthorized_status() {
 }
 
 api_status forbidden_status(const std::string& user, const route& r,
-                            std::string_view path) {
+                            std::string_view path, const std::string& why) {
   auto verb = verb_of(r.kind);
   if (verb.empty())
     return failure_status(403, "Forbidden",
@@ -59,18 +82,27 @@ api_status forbidden_status(const std::string& user, const route& r,
   return failure_status(403, "Forbidden",
                         subject + " is forbidden: User \"" + user
                           + "\" cannot " + verb + " resource \"" + plural
-                          + "\" in API group \"\" " + scope,
+                          + "\" in API group \"\" " + scope
+                          + (why.empty() ? std::string{} : ": " + why),
                         true, r.name, plural);
 }
 
 std::optional<api_status> check_access(const access_policy& policy,
                                        const credentials& presented,
                                        const route& r, std::string_view path) {
-  if (!policy.tls || presented.certificate_user != nullptr)
+  if (!policy.tls)
     return std::nullopt;
+  auto authorize = [&](const user_info& user) -> std::optional<api_status> {
+    if (policy.node_authorizer)
+      return node_rule(user, r, path);
+    return std::nullopt;
+  };
+  if (presented.certificate_user != nullptr)
+    return authorize(*presented.certificate_user);
   if (auto token = bearer_token(presented.authorization)) {
-    if (policy.tokens != nullptr && policy.tokens->find(*token) != nullptr)
-      return std::nullopt;
+    if (policy.tokens != nullptr)
+      if (auto* user = policy.tokens->find(*token))
+        return authorize(*user);
     return unauthorized_status();
   }
   if (!policy.anonymous)

@@ -11,7 +11,12 @@
 // everything podref serves, whatever the groups. An anonymous request (when
 // allowed) reaches /version, /healthz, /readyz and /livez only, as the real
 // server's system:public-info-viewer role allows, and gets the real
-// server's 403 elsewhere.
+// server's 403 elsewhere. With node_authorizer, users of group
+// system:nodes read Secrets and ConfigMaps one object at a time only, as
+// the real node authorizer lets a kubelet: a list or watch of a whole
+// namespace (no fieldSelector metadata.name) or of all namespaces gets its
+// 403. Unlike the real one it does not check that a pod bound to the node
+// references the object.
 #pragma once
 
 #include <optional>
@@ -29,6 +34,8 @@ struct access_policy {
   bool tls = false;
   const token_table* tokens = nullptr; // may be null: no token authenticates
   bool anonymous = false;
+  /// The node authorizer's shape for group system:nodes (above).
+  bool node_authorizer = false;
 };
 
 /// What a request presents.
@@ -49,8 +56,10 @@ std::optional<api_status> check_access(const access_policy& policy,
 api_status unauthorized_status();
 
 /// 403 Forbidden for `user` on route `r` (or on `path` when `r` names no
-/// resource), worded as the real server's RBAC denial.
+/// resource), worded as the real server's RBAC denial; `why`, when given,
+/// ends the message after ": " (the node authorizer's reason).
 api_status forbidden_status(const std::string& user, const route& r,
-                            std::string_view path);
+                            std::string_view path,
+                            const std::string& why = {});
 
 } // namespace podref::wire

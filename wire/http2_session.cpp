@@ -532,7 +532,8 @@ private:
     request_view req{st.method,       st.path,          st.accept,
                      st.content_type, st.authorization, st.body};
     access_policy policy{std::is_same_v<Stream, tls_stream>,
-                         core_->options.tokens.get(), core_->options.anonymous};
+                         core_->options.tokens.get(), core_->options.anonymous,
+                         core_->options.node_authorizer};
     auto d = dispatch_request(
       req, core_->host + ":" + std::to_string(core_->port), policy,
       certificate_user_ ? &*certificate_user_ : nullptr,

@@ -251,7 +251,8 @@ private:
                      view_of(request_[http::field::authorization]),
                      request_.body()};
     access_policy policy{is_tls, core_->options.tokens.get(),
-                         core_->options.anonymous};
+                         core_->options.anonymous,
+                         core_->options.node_authorizer};
     auto d = dispatch_request(
       req, core_->host + ":" + std::to_string(core_->port), policy,
       certificate_user_ ? &*certificate_user_ : nullptr,

@@ -75,10 +75,11 @@ http_server::start(caf::actor_system& sys, source_function source,
                       "cannot listen on " + options.address
                         + ": TLS and credentials are required beyond "
                           "loopback"};
-  if (!options.tls && (options.tokens || options.anonymous))
+  if (!options.tls
+      && (options.tokens || options.anonymous || options.node_authorizer))
     return error_info{errc::invalid_argument,
-                      "tokens and anonymous access need TLS: plain HTTP "
-                      "is not authenticated"};
+                      "tokens, anonymous access and the node authorizer "
+                      "need TLS: plain HTTP is not authenticated"};
   auto x = std::make_unique<impl>();
   if (options.tls) {
     auto ctx = detail::make_server_tls_context(*options.tls);

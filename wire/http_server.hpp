@@ -86,6 +86,10 @@ struct http_server_options {
   /// Let requests without a credential reach /version, /healthz, /readyz
   /// and /livez (with TLS only; without TLS nothing is authenticated).
   bool anonymous = false;
+  /// Users of group system:nodes may read Secrets and ConfigMaps one
+  /// object at a time only: a namespace-wide list or watch gets the node
+  /// authorizer's 403 (with TLS only; see access.hpp).
+  bool node_authorizer = false;
   /// A watch with allowWatchBookmarks gets a BOOKMARK this often, and one
   /// bookmark_lead before its timeoutSeconds end, when the cluster version
   /// moved past what it was sent (the real server: 1 min and 2 s).

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <caf/actor_cast.hpp>
@@ -16,8 +17,10 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/system_messages.hpp>
 
 #include "podref/messages/actor_types.hpp"
+#include "podref/wire/detail/namespace_requests.hpp"
 #include "podref/wire/detail/request_rules.hpp"
 #include "podref/wire/detail/source_state.hpp"
 #include "podref/wire/detail/watch_stream.hpp"
@@ -26,12 +29,9 @@
 
 namespace podref::wire::detail {
 
-std::string collection_path(resource res, const std::string& ns) {
-  return "/api/v1/namespaces/" + escape(ns) + "/"
-         + std::string{plural_name(res)};
-}
-
 std::string what(resource res, const std::string& ns, const std::string& name) {
+  if (name.empty())
+    return std::string{plural_name(res)} + " in namespace " + ns;
   return std::string{plural_name(res)} + " " + ns + "/" + name;
 }
 
@@ -59,6 +59,8 @@ std::string get_path(const pending_call& c) {
 }
 
 std::string watch_path(const open_watch& w, std::uint64_t timeout_s) {
+  if (w.name.empty())
+    return ns_watch_path(w.res, w.ns, w.rv, timeout_s);
   return collection_path(w.res, w.ns)
          + "?allowWatchBookmarks=true&fieldSelector=metadata.name%3D"
          + escape(w.name) + "&resourceVersion=" + escape(w.rv)
@@ -70,8 +72,12 @@ void send_call(source_actor* self, std::uint64_t key) {
   auto i = st.calls.find(key);
   if (i == st.calls.end())
     return;
-  auto path = i->second.kind == call_kind::get ? get_path(i->second)
-                                               : list_path(i->second);
+  const auto& c = i->second;
+  auto path = c.kind == call_kind::get       ? get_path(c)
+              : c.kind == call_kind::list_ns ? ns_list_path(c.res, c.ns, c.rv,
+                                                            c.continue_token,
+                                                            c.whole)
+                                             : list_path(c);
   caf::actor_addr addr = self->address();
   http_client::handlers h;
   h.on_done = [addr, key](http_response r) {
@@ -200,10 +206,20 @@ void on_call_done(source_actor* self, std::uint64_t key, http_response& r) {
          detail::retry_after(r, st.options.max_retry_after));
     return;
   }
+  if (r.status == 410 && c.kind == call_kind::list_ns
+      && !c.continue_token.empty()) {
+    // The continue token expired mid-way: as client-go's pager, the whole
+    // list again in one request.
+    c.whole = true;
+    c.continue_token.clear();
+    c.items.clear();
+    pace(self, c.kind, key);
+    return;
+  }
   if (r.status != 200 || !r.error.empty()) {
     auto err = r.status == 200 ? error_info{errc::unavailable,
                                             subject + ": " + r.error}
-                               : error_of(r, subject);
+                               : error_for(r, subject, c.name);
     c.promise.deliver(make_caf_error(err));
     st.calls.erase(i);
     return;
@@ -228,10 +244,23 @@ void on_call_done(source_actor* self, std::uint64_t key, http_response& r) {
   auto& p = page.value();
   for (auto& item : std::move(p.items))
     c.items.push_back(std::move(item));
-  // Only a consistent read pages (rv ""); follow it to the end.
-  if (!p.continue_token.empty() && c.rv.empty()) {
+  ++c.pages;
+  if (c.kind == call_kind::list_ns
+      && c.items.size() + c.pages > st.options.max_namespace_items) {
+    // Refused as a 403 would be: the namespace stays per object.
+    c.promise.deliver(make_caf_error(error_info{
+      errc::forbidden, subject + ": more than "
+                         + std::to_string(st.options.max_namespace_items)
+                         + " items, too many to multiplex"}));
+    st.calls.erase(i);
+    return;
+  }
+  // A consistent read (rv "") pages, and a namespace list at any version;
+  // follow it to the end.
+  if (!p.continue_token.empty()
+      && (c.rv.empty() || c.kind == call_kind::list_ns)) {
     c.continue_token = std::move(p.continue_token);
-    pace(self, call_kind::list, key);
+    pace(self, c.kind, key);
     return;
   }
   c.promise.deliver(list_result{std::move(c.items), std::move(p.resource_version)});
@@ -262,6 +291,35 @@ caf::behavior wire_source(source_actor* self,
     pace(self, streams_list(self, c) ? call_kind::watch_list : kind, key);
     return promise;
   };
+  self->set_down_handler([self](caf::down_msg& dm) {
+    auto& s = self->state;
+    s.ns_watchers.erase(dm.source);
+    for (auto i = s.watches.begin(); i != s.watches.end();) {
+      if (i->second.name.empty() && i->second.watcher.address() == dm.source) {
+        if (i->second.http != 0)
+          s.client->cancel(i->second.http);
+        i = s.watches.erase(i);
+      } else {
+        ++i;
+      }
+    }
+  });
+  auto start_watch = [self](resource res, std::string& ns, std::string& name,
+                            std::string& rv, watcher_actor& watcher) {
+    auto& s = self->state;
+    auto id = s.next_watch++;
+    auto& w = s.watches[id];
+    w.watcher = std::move(watcher);
+    w.res = res;
+    w.ns = std::move(ns);
+    w.name = std::move(name);
+    w.rv = std::move(rv);
+    // After a streaming list, its stream goes on as this watch (per
+    // object only: a namespace list is never streamed).
+    if (w.name.empty() || !adopt_watch_list(self, id))
+      pace(self, call_kind::watch, id);
+    return id;
+  };
   return {
     [self, start_call](caf::get_atom, resource res, std::string& ns,
                        std::string& name, std::string& rv) {
@@ -271,20 +329,22 @@ caf::behavior wire_source(source_actor* self,
                        std::string& name, std::string& rv) {
       return start_call(call_kind::list, res, ns, name, rv);
     },
-    [self](watch_atom, resource res, std::string& ns, std::string& name,
-           std::string& rv, watcher_actor& watcher) -> watch_id {
-      auto& s = self->state;
-      auto id = s.next_watch++;
-      auto& w = s.watches[id];
-      w.watcher = std::move(watcher);
-      w.res = res;
-      w.ns = std::move(ns);
-      w.name = std::move(name);
-      w.rv = std::move(rv);
-      // After a streaming list, its stream goes on as this watch.
-      if (!adopt_watch_list(self, id))
-        pace(self, call_kind::watch, id);
-      return id;
+    [start_watch](watch_atom, resource res, std::string& ns,
+                  std::string& name, std::string& rv,
+                  watcher_actor& watcher) {
+      return start_watch(res, ns, name, rv, watcher);
+    },
+    [start_call](list_ns_atom, resource res, std::string& ns,
+                 std::string& rv) {
+      std::string name;
+      return start_call(call_kind::list_ns, res, ns, name, rv);
+    },
+    [self, start_watch](watch_ns_atom, resource res, std::string& ns,
+                        std::string& rv, watcher_actor& watcher) {
+      if (self->state.ns_watchers.insert(watcher.address()).second)
+        self->monitor(watcher);
+      std::string name;
+      return start_watch(res, ns, name, rv, watcher);
     },
     [self](cancel_atom, watch_id id) {
       auto& s = self->state;
@@ -330,6 +390,10 @@ void on_watch_line(source_actor* self, watch_id id, wire_watch_line& line) {
   if (line.is_error) {
     auto why = watch_error_of(
       line.status, "watch " + what(i->second.res, i->second.ns, i->second.name));
+    // A namespace watch refused (the node authorizer) is forbidden, as its
+    // list would be: the multiplexer falls back per object.
+    if (line.status.code == 403 && i->second.name.empty())
+      why.code = errc::forbidden;
     end_watch(self, id, &why);
     return;
   }
@@ -359,7 +423,7 @@ void on_watch_done(source_actor* self, watch_id id, http_response& r) {
   }
   error_info why = r.status == 200
                      ? error_info{errc::unavailable, subject + ": " + r.error}
-                     : error_of(r, subject);
+                     : error_for(r, subject, i->second.name);
   if (r.status == 200)
     ++s.counters->bad_streams;
   end_watch(self, id, &why);

@@ -13,6 +13,13 @@
 //   w_end with errc::expired (it relists), a malformed or oversized line or
 //   a stream cut mid-line a w_end with errc::unavailable (it backs off);
 // - get(ns, name, rv): GET .../RES/NAME[?resourceVersion=RV];
+// - list_ns(ns, rv) and watch_ns(ns, rv, watcher), the namespace
+//   multiplexer's upstream calls (docs/multiplexing.md): the same requests
+//   without field selector, the list following `continue` pages at any
+//   version (limit=500 for rv "" and "0", none for a known rv, as client-go's
+//   pager; an expired continue token lists again whole), a 403 errc::forbidden
+//   (the node authorizer's refusal: the multiplexer falls back per object),
+//   and a list past max_namespace_items refused the same way.
 // - with options.watch_list, a first list or a relist is a watch-list
 //   whose stream then serves the watch (watch_list.cpp).
 // Error replies: 404 errc::not_found with the server's message (`secrets
@@ -57,6 +64,9 @@ struct wire_source_options {
   std::uint32_t max_throttle_retries = 10;
   /// Retry-After values are capped at this.
   std::chrono::seconds max_retry_after{60};
+  /// A namespace list (list_ns) holding more items than this, pages
+  /// counted as one item each, fails with errc::forbidden.
+  std::size_t max_namespace_items = 100000;
   /// The streaming list (client-go's WatchList, KEP-3157; off by default,
   /// as in the kubelet): a list is one watch with sendInitialEvents=true&
   /// resourceVersionMatch=NotOlderThan whose initial events up to the

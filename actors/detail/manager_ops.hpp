@@ -99,6 +99,13 @@ void mux_object_removed(manager_self self, const std::string& ns,
 void mux_refused(manager_self self, const std::string& ns,
                  const caf::actor_addr& mux);
 
+/// A monitored actor went down: if it was a namespace's multiplexer, that
+/// namespace's reflectors go back to the API server (true); else false.
+bool mux_down(manager_self self, const caf::actor_addr& who);
+
+/// mux_stats(ns): the answer of `ns`'s multiplexer, or errc::not_found.
+caf::result<mux_stats> mux_stats_of(manager_self self, const std::string& ns);
+
 /// Whether `ns` is multiplexed now.
 bool multiplexed(manager_self self, std::string_view ns);
 

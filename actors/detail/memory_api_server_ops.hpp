@@ -43,6 +43,14 @@ inline bool in_scope(const memory_api_server_state::object_key& scope,
 
 // -- store and fan-out (memory_api_server.cpp) ---------------------------------
 
+/// A list's answer (`name` empty: the namespace's), now or after the hold
+/// (hold_atom); `failure`, the injected fault record() consumed, is the
+/// answer then instead.
+caf::result<list_result> list_or_hold(memory_api_server_pointer self,
+                                      resource res, const std::string& ns,
+                                      const std::string& name,
+                                      caf::error failure);
+
 /// Logs a read, then consumes one injected fault of its verb, if any. The
 /// order matters: a failed call still counts, as with client-go's fake.
 caf::error record(memory_api_server_pointer self, source_verb verb,
@@ -101,6 +109,10 @@ caf::result<caf::ok_atom> delete_object(memory_api_server_pointer self,
                                         const std::string& name);
 
 // -- collections (memory_api_collections.cpp) ---------------------------------
+
+/// The objects of `res` in `ns` ("": all namespaces) now.
+list_result namespace_now(const memory_api_server_state& st, resource res,
+                          const std::string& ns);
 
 /// list_ns_atom: every object of `res` in `ns` ("": all namespaces).
 caf::result<list_result> list_namespace(memory_api_server_pointer self,

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <caf/event_based_actor.hpp>
@@ -15,6 +16,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "podref/messages/actor_types.hpp"
+#include "podref/wire/detail/namespace_requests.hpp"
 #include "podref/wire/detail/request_rules.hpp"
 #include "podref/wire/http_client.hpp"
 #include "podref/wire/wire_decode.hpp"
@@ -33,9 +35,11 @@ using wl_line_atom = caf::atom_constant<caf::atom("ws_wlline")>;
 using wl_done_atom = caf::atom_constant<caf::atom("ws_wldone")>;
 using wl_timeout_atom = caf::atom_constant<caf::atom("ws_wlto")>;
 
-/// What a paced request is: a get, a list, a watch, or a list streamed as
-/// a watch-list.
-enum class call_kind : std::uint8_t { get, list, watch, watch_list };
+/// What a paced request is: a get, a list, a watch, a list streamed as a
+/// watch-list, or a namespace-wide list (the namespace multiplexer's
+/// upstream call, docs/multiplexing.md; its watch is a watch with an empty
+/// name).
+enum class call_kind : std::uint8_t { get, list, watch, watch_list, list_ns };
 
 /// A get or list waiting for its reply.
 struct pending_call {
@@ -48,6 +52,10 @@ struct pending_call {
   std::string continue_token;
   std::vector<api_object> items; // pages so far
   std::uint32_t throttle_retries = 0;
+  /// list_ns: pages received, and whether the pager fell back to one
+  /// whole list after its continue token expired.
+  std::size_t pages = 0;
+  bool whole = false;
 };
 
 struct open_watch {
@@ -56,6 +64,7 @@ struct open_watch {
   std::uint64_t stream = 0;
   resource res = resource::secrets;
   std::string ns;
+  /// Empty for a namespace-wide watch (watch_ns).
   std::string name;
   std::string rv;
   /// 0 while the request waits for the rate limiter.
@@ -94,6 +103,10 @@ struct source_state {
   detail::token_bucket bucket{0, 0};
   std::unordered_map<std::uint64_t, pending_call> calls;
   std::unordered_map<watch_id, open_watch> watches;
+  /// Watchers of namespace-wide watches, monitored: a multiplexer that
+  /// ends (stopped by its manager, or failed) without cancelling loses its
+  /// watch here too, as the in-memory server drops a dead watcher's.
+  std::unordered_set<caf::actor_addr> ns_watchers;
   /// Streaming lists by their call key (watch_list.cpp).
   std::unordered_map<std::uint64_t, list_stream> streams;
   /// The server refused a watch-list with 422: list and watch from now on.
@@ -126,9 +139,8 @@ using source_actor = caf::stateful_actor<source_state>;
 
 // -- wire_source.cpp ----------------------------------------------------------
 
-std::string collection_path(resource res, const std::string& ns);
-
-/// "secrets ns/name", for messages.
+/// "secrets ns/name" (a namespace-wide call: "secrets in namespace ns"),
+/// for messages.
 std::string what(resource res, const std::string& ns, const std::string& name);
 
 /// timeoutSeconds of a new watch, drawn from [min, 2 x min).
