@@ -199,6 +199,8 @@ namespace detail {
 nlohmann::ordered_json metadata_json(const object_meta& meta) {
   json m;
   m["name"] = meta.name;
+  if (meta.server && !meta.server->generate_name.empty())
+    m["generateName"] = meta.server->generate_name;
   if (!meta.ns.empty())
     m["namespace"] = meta.ns;
   if (!meta.uid.empty())
@@ -213,6 +215,11 @@ nlohmann::ordered_json metadata_json(const object_meta& meta) {
     m["labels"] = string_map(meta.labels, false);
   if (!meta.annotations.empty())
     m["annotations"] = string_map(meta.annotations, false);
+  if (meta.server && !meta.server->managed_fields.empty()) {
+    auto fields = json::parse(meta.server->managed_fields, nullptr, false);
+    if (fields.is_array() && !fields.empty())
+      m["managedFields"] = std::move(fields);
+  }
   return m;
 }
 
@@ -339,6 +346,10 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     if (!is_json)
       return {{}, unsupported_media_status()};
     auto decoded = detail::decode_opaque_body(res, body, path_ns);
+    if (!decoded.failure && decoded.object.meta().name.empty()
+        && !detail::named_by_server(decoded.object, path_name))
+      return {{}, invalid_status(res, "", "metadata.name: Required value: "
+                                          "name or generateName is required")};
     // A Pod or Node must also be one the engine's decoder takes (its
     // names, references and bounds), so that what the front stores, the
     // engine and `--load` read alike.
@@ -350,7 +361,9 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     }
     return decoded;
   }
-  auto decoded = decode_manifest(body, "request body");
+  manifest_limits limits;
+  limits.keep_documents = true;
+  auto decoded = decode_manifest(body, "request body", limits);
   if (!decoded.ok())
     return {{}, invalid_status(res, body_name,
                                field_message(decoded.errors.front()))};
@@ -368,7 +381,14 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     return {{}, bad_request_status(decoded.objects.front().kind
                                    + " in version \"v1\" cannot be handled as a "
                                    + std::string{kind_name(res)})};
-  if (obj.meta().name.empty())
+  if (decoded.documents.size() == 1) {
+    auto server = detail::server_metadata_of(
+      json::parse(decoded.documents.front(), nullptr, false));
+    if (server.failure)
+      return {{}, std::move(server.failure)};
+    obj = detail::with_server_metadata(obj, std::move(server.metadata));
+  }
+  if (obj.meta().name.empty() && !detail::named_by_server(obj, path_name))
     return {{}, invalid_status(res, "", "metadata.name: Required value: name "
                                         "or generateName is required")};
   if (!path_name.empty() && obj.meta().name != path_name)
@@ -379,18 +399,6 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
   if (auto bad = bad_data_key(obj))
     return {{}, invalid_status(res, obj.meta().name, *bad)};
   return {normalize_object(obj, path_ns), std::nullopt};
-}
-
-std::optional<std::int64_t> delete_grace_period(std::string_view body) {
-  if (body.empty())
-    return std::nullopt;
-  auto doc = json::parse(body, nullptr, false);
-  if (!doc.is_object())
-    return std::nullopt;
-  auto i = doc.find("gracePeriodSeconds");
-  if (i == doc.end() || !i->is_number_integer())
-    return std::nullopt;
-  return i->get<std::int64_t>();
 }
 
 api_object stamp_new(const api_object& obj,

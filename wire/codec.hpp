@@ -79,9 +79,6 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
                                  const std::string& path_ns,
                                  const std::string& path_name);
 
-/// gracePeriodSeconds of a DELETE's DeleteOptions body (JSON), if any.
-std::optional<std::int64_t> delete_grace_period(std::string_view body);
-
 /// `obj` as the API server stores it in namespace `ns`: stringData folded
 /// into data (stringData wins) and a Secret's empty type made "Opaque".
 api_object normalize_object(const api_object& obj, const std::string& ns);

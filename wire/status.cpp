@@ -129,6 +129,11 @@ std::string expired_watch_status(const std::string& message) {
 
 api_status invalid_list_options_status(
   const std::vector<field_cause>& causes) {
+  return invalid_options_status("ListOptions", causes);
+}
+
+api_status invalid_options_status(const std::string& kind,
+                                  const std::vector<field_cause>& causes) {
   std::string what;
   auto xs = json::array();
   for (const auto& c : causes) {
@@ -144,11 +149,11 @@ api_status invalid_list_options_status(
   if (causes.size() > 1)
     what = "[" + what + "]";
   auto x = status_head("Failure");
-  x["message"] = "ListOptions.meta.k8s.io \"\" is invalid: " + what;
+  x["message"] = kind + ".meta.k8s.io \"\" is invalid: " + what;
   x["reason"] = "Invalid";
   json details;
   details["group"] = "meta.k8s.io";
-  details["kind"] = "ListOptions";
+  details["kind"] = kind;
   details["causes"] = std::move(xs);
   x["details"] = std::move(details);
   x["code"] = 422;

@@ -83,8 +83,13 @@ struct field_cause {
   std::string field;
 };
 
-/// 422 `ListOptions.meta.k8s.io "" is invalid: FIELD: MESSAGE` (several
-/// causes: `[F1: M1, F2: M2]`), details group meta.k8s.io, kind ListOptions.
+/// 422 `KIND.meta.k8s.io "" is invalid: FIELD: MESSAGE` (several causes:
+/// `[F1: M1, F2: M2]`), details group meta.k8s.io and kind KIND
+/// (ListOptions, CreateOptions, PatchOptions, ...).
+api_status invalid_options_status(const std::string& kind,
+                                  const std::vector<field_cause>& causes);
+
+/// invalid_options_status of ListOptions.
 api_status invalid_list_options_status(const std::vector<field_cause>& causes);
 
 /// 504 `Timeout: Too large resource version: N, current: M`, with the
