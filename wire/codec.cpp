@@ -127,9 +127,9 @@ bool media_type_is(std::string_view content_type, std::string_view type) {
 std::optional<api_status> check_json(resource res, std::string_view body,
                                      const std::string& path_ns,
                                      const std::string& path_name,
-                                     std::string& body_name) {
+                                     std::string& body_name, json& doc) {
   auto kind = std::string{kind_name(res)};
-  auto doc = json::parse(body, nullptr, false);
+  doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     return bad_request_status("the object provided is unrecognized (must be "
                               "of type " + kind
@@ -338,8 +338,12 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
   if (!is_json && !media_type_is(content_type, "application/yaml"))
     return {{}, unsupported_media_status()};
   auto body_name = path_name;
+  // A JSON body is parsed once here; a YAML body's document comes back
+  // from the manifest decoder.
+  json parsed;
   if (is_json)
-    if (auto failure = check_json(res, body, path_ns, path_name, body_name))
+    if (auto failure = check_json(res, body, path_ns, path_name, body_name,
+                                  parsed))
       return {{}, std::move(failure)};
   if (res != resource::secrets && res != resource::config_maps) {
     // Pods, Nodes and Namespaces are kept as JSON (opaque_object.hpp).
@@ -362,7 +366,7 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     return decoded;
   }
   manifest_limits limits;
-  limits.keep_documents = true;
+  limits.keep_documents = !is_json;
   auto decoded = decode_manifest(body, "request body", limits);
   if (!decoded.ok())
     return {{}, invalid_status(res, body_name,
@@ -381,13 +385,12 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     return {{}, bad_request_status(decoded.objects.front().kind
                                    + " in version \"v1\" cannot be handled as a "
                                    + std::string{kind_name(res)})};
-  if (decoded.documents.size() == 1) {
-    auto server = detail::server_metadata_of(
-      json::parse(decoded.documents.front(), nullptr, false));
-    if (server.failure)
-      return {{}, std::move(server.failure)};
-    obj = detail::with_server_metadata(obj, std::move(server.metadata));
-  }
+  if (!is_json && decoded.documents.size() == 1)
+    parsed = json::parse(decoded.documents.front(), nullptr, false);
+  auto server = detail::server_metadata_of(parsed);
+  if (server.failure)
+    return {{}, std::move(server.failure)};
+  obj = detail::with_server_metadata(obj, std::move(server.metadata));
   if (obj.meta().name.empty() && !detail::named_by_server(obj, path_name))
     return {{}, invalid_status(res, "", "metadata.name: Required value: name "
                                         "or generateName is required")};

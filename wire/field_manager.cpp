@@ -84,15 +84,16 @@ std::vector<field_conflict> conflicts_of(const managed_entries& entries,
 
 } // namespace
 
-managed_entries track_update(resource res, const json_value& live,
-                             const json_value& next, managed_entries entries,
+managed_entries track_update(resource res, json_value live, json_value next,
+                             managed_entries entries,
                              const std::string& manager,
                              const std::string& now, bool create) {
   // The real server tracks an untracked object again only on create (or
   // on its first apply).
   if (!create && entries.empty())
     return entries;
-  auto cmp = compare_fields(res, trackable(res, live), trackable(res, next));
+  auto cmp = compare_fields(res, trackable(res, std::move(live)),
+                            trackable(res, std::move(next)));
   auto changed = cmp.modified.united(cmp.added);
   auto* mine = find_entry(entries, manager, managed_operation::update);
   for (auto& e : entries)

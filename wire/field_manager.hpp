@@ -35,8 +35,8 @@ namespace podref::wire {
 /// creation_base(res) as `live`). `entries` are the live object's, or the
 /// ones the request itself sent when it sent any; `create` tells a create,
 /// which tracks even an object without entries.
-managed_entries track_update(resource res, const json_value& live,
-                             const json_value& next, managed_entries entries,
+managed_entries track_update(resource res, json_value live, json_value next,
+                             managed_entries entries,
                              const std::string& manager,
                              const std::string& now, bool create);
 

@@ -53,9 +53,9 @@ decoded_body tracked_write(const api_object& live, const api_object& next,
   auto res = next.kind();
   auto before = live ? detail::object_json(live, true) : creation_base(res);
   auto after = detail::object_json(next, true);
-  return with_entries(next, track_update(res, before, after,
-                                         std::move(entries), manager, now,
-                                         !live));
+  return with_entries(next, track_update(res, std::move(before),
+                                         std::move(after), std::move(entries),
+                                         manager, now, !live));
 }
 
 decoded_body applied_object(resource res, const api_object& live,
