@@ -357,8 +357,6 @@ void on_object_down(manager_self self, const std::string& key,
 
 /// Takes over `cfg`, arms the recycling timer and watches the source.
 void init(manager_self self, manager_config cfg) {
-  // Upstream clamps maxIdleTime to at least one minute.
-  cfg.max_idle = std::max(cfg.max_idle, caf::timespan{std::chrono::minutes(1)});
   mux_apply_environment(cfg);
   self->state.cfg = std::move(cfg);
   // Upstream's first pass runs at construction, before any reference

@@ -85,7 +85,9 @@ struct manager_config : engine_settings {
   /// meanwhile; zero applies them at once.
   caf::timespan coalesce = caf::timespan{0};
   /// Watches not read for longer than this are stopped (upstream:
-  /// 5 x syncFrequency, at least one minute; the clamp is applied here).
+  /// 5 x syncFrequency, at least one minute: the facade applies that
+  /// floor, runtime/object_manager.cpp; here it is taken as given, so
+  /// that tests over real time can idle a watch in milliseconds).
   caf::timespan max_idle = idle_sync_periods * default_sync_frequency;
   /// Where change notifications are delivered (read_side/change_hub.hpp);
   /// null: a hub of the manager's own (podref's notification thread),

@@ -2,6 +2,7 @@
 // a new cluster version with its stored copy, history entry and fan-out to
 // the watches of that object (memory_api_server.hpp has the protocol).
 #include "podref/actors/detail/memory_api_server_ops.hpp"
+#include "podref/messages/object_validation.hpp"
 
 #include <memory>
 #include <string>
@@ -141,6 +142,14 @@ caf::result<api_object> replace_object(server_pointer self,
   const auto& wanted = obj.meta().resource_version;
   if (!wanted.empty() && wanted != stored.resource_version)
     return make_caf_error(api_conflict_error(obj.kind(), obj.meta().name));
+  // The API server's update rules (immutable objects, a Secret's type, a
+  // Pod's spec), checked against what is stored now.
+  if (auto problems = find_update_problems(i->second, obj); !problems.empty())
+    return make_caf_error(
+      error_info{errc::invalid,
+                 invalid_object_message(kind_name(obj.kind()),
+                                        obj.meta().name, problems),
+                 std::move(problems)});
   auto meta = obj.meta();
   meta.uid = stored.uid;
   meta.creation_timestamp = stored.creation_timestamp;

@@ -1,6 +1,8 @@
 // Formats bench_result rows and drives gnuplot.
 #include "bench/report.hpp"
 
+#include "bench/gnuplot.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -54,13 +56,6 @@ std::string api_text(const bench_result& r) {
   return one(a.lists) + "/" + one(a.watches) + "/" + one(a.gets);
 }
 
-bool is_plain_word(const std::string& s) {
-  for (auto c : s)
-    if (c == '"' || c == '\\' || c == '\n' || c == '\'' || c == '$'
-        || c == '`')
-      return false;
-  return true;
-}
 
 } // namespace
 
@@ -172,10 +167,6 @@ void print_csv(const std::vector<bench_result>& all, std::ostream& out) {
 
 std::string write_plot(const std::vector<bench_result>& all,
                        const std::string& png) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-    return "gnuplot not found: install gnuplot-nox (tools/setup.sh deps)";
-  if (!is_plain_word(png))
-    return "unsupported character in the plot file name";
   // workload -> threads -> impl -> ops/s
   std::map<std::string, std::map<std::size_t, std::map<std::string, double>>>
     data;
@@ -183,48 +174,24 @@ std::string write_plot(const std::vector<bench_result>& all,
     data[r.workload + "/" + r.strategy][r.threads][r.impl] = r.ops_per_sec;
   if (data.empty())
     return "nothing to plot";
-  namespace fs = std::filesystem;
-  auto dir = fs::temp_directory_path()
-             / ("podref-plot-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  auto dat = dir / "throughput.dat";
-  auto gp = dir / "plot.gp";
-  {
-    std::ofstream out{dat};
-    bool first = true;
-    for (const auto& [w, rows] : data) {
-      if (!first)
-        out << "\n\n";
-      first = false;
-      out << fmt::format("threads \"{} podref\" \"{} baseline\"\n", w, w);
-      for (const auto& [t, impls] : rows) {
-        auto get = [&](const char* impl) {
-          auto i = impls.find(impl);
-          return i == impls.end() ? std::string{"NaN"}
-                                  : fmt::format("{:.1f}", i->second);
-        };
-        out << t << " " << get("podref") << " " << get("baseline") << "\n";
-      }
+  std::ostringstream out;
+  bool first = true;
+  for (const auto& [w, rows] : data) {
+    if (!first)
+      out << "\n\n";
+    first = false;
+    out << fmt::format("threads \"{} podref\" \"{} baseline\"\n", w, w);
+    for (const auto& [t, impls] : rows) {
+      auto get = [&](const char* impl) {
+        auto i = impls.find(impl);
+        return i == impls.end() ? std::string{"NaN"}
+                                : fmt::format("{:.1f}", i->second);
+      };
+      out << t << " " << get("podref") << " " << get("baseline") << "\n";
     }
-    std::ofstream script{gp};
-    script << plot_script();
   }
-  auto cmd = fmt::format("gnuplot -e \"datafile='{}'; outfile='{}'; "
-                         "blocks={}\" '{}' 2>&1",
-                         dat.string(), png, data.size(), gp.string());
-  std::string output;
-  if (auto* pipe = ::popen(cmd.c_str(), "r")) {
-    char buf[256];
-    while (std::fgets(buf, sizeof(buf), pipe))
-      output += buf;
-    auto status = ::pclose(pipe);
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    if (status != 0)
-      return "gnuplot failed: " + output;
-    return {};
-  }
-  return "cannot run gnuplot";
+  return run_gnuplot(plot_script(), out.str(), png,
+                     fmt::format("blocks={}", data.size()));
 }
 
 } // namespace podref::bench

@@ -17,13 +17,18 @@
 // quoted "no" is accepted where a boolean belongs (kubectl rejects it). Null stands for an absent
 // field, as in Go. A repeated key keeps its last value.
 //
-// Names are checked as the API server checks them (messages/validation.hpp),
-// with its texts: object names must be DNS-1123 subdomains and namespaces
-// DNS-1123 labels, and each Secret or ConfigMap reference of a pod or pod
-// template must be what the API server accepts in that field (a secret
-// volume needs a secretName, a secretKeyRef a valid name, ...). An empty
-// object name is accepted: manifests may rely on generateName, and
-// register_pod rejects a pod without one.
+// Objects are checked as the API server checks them
+// (messages/object_validation.hpp, messages/validation.hpp), with its texts:
+// object names must be DNS-1123 subdomains and namespaces DNS-1123 labels,
+// label and annotation keys qualified names and label values valid; a
+// Secret's and a ConfigMap's data keys must be valid, their data at most
+// 1 MiB, a Secret have what its type requires (`data[tls.crt]: Required
+// value`); and each Secret or ConfigMap reference of a pod or pod template
+// must be what the API server accepts in that field (a secret volume needs a
+// secretName, a secretKeyRef a valid name, ...). Base64 that Go would not
+// decode is `illegal base64 data at input byte N`. An empty object name is
+// accepted: manifests may rely on generateName, and register_pod rejects a
+// pod without one.
 //
 // Errors name the file, the document index (from 0) and the field path, e.g.
 // `deploy.yaml: document 2: spec.template.spec.containers[0].env: expected a
@@ -102,6 +107,13 @@ struct manifest_limits {
   /// `<file>: ... and N more errors` counts the rest, so that a file of
   /// many bad documents cannot grow the list without bound.
   std::size_t max_errors = 100;
+  /// Not a limit: check each object as the API server validates it
+  /// (messages/object_validation.hpp: metadata, Secret and ConfigMap
+  /// contents) and drop one that fails. The HTTP front turns this off for
+  /// Secrets and ConfigMaps and makes the same checks itself, to answer
+  /// every problem at once with the API server's 422. A pod's references
+  /// are checked either way.
+  bool check_objects = true;
   /// Not a limit: also hand back every document whole, as JSON text, in
   /// manifest_result::documents (`podref apiserver --load` stores the
   /// Pods, Nodes and Namespaces the engine does not decode field by field

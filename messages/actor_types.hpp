@@ -153,7 +153,9 @@ using forbid_ns_atom = caf::atom_constant<caf::atom("forbid_ns")>;
 ///   ADDED event per object;
 /// - replace(obj): update with upstream's precondition: a non-empty
 ///   metadata.resourceVersion must be the stored one (errc::conflict
-///   otherwise); uid and creationTimestamp stay those of the stored object;
+///   otherwise), and the API server's update rules
+///   (messages/object_validation.hpp: errc::invalid with the problems as
+///   causes); uid and creationTimestamp stay those of the stored object;
 /// - list_at(res, ns, name, rv, exact): the objects of `res` in `ns` ("":
 ///   all namespaces) named `name` ("": any), by namespace and name. With
 ///   `exact` and rv N: the state at version N (list version N), or

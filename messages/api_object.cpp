@@ -34,6 +34,22 @@ std::string_view plural_name(resource r) noexcept {
   return "secrets";
 }
 
+std::string_view kind_name(resource r) noexcept {
+  switch (r) {
+    case resource::secrets:
+      return "Secret";
+    case resource::config_maps:
+      return "ConfigMap";
+    case resource::pods:
+      return "Pod";
+    case resource::nodes:
+      return "Node";
+    case resource::namespaces:
+      return "Namespace";
+  }
+  return "Secret";
+}
+
 bool is_namespaced(resource r) noexcept {
   return r != resource::nodes && r != resource::namespaces;
 }

@@ -38,6 +38,10 @@ std::string_view singular_name(resource r) noexcept;
 /// action logs.
 std::string_view plural_name(resource r) noexcept;
 
+/// "Secret" / "ConfigMap" / "Pod" / "Node" / "Namespace": the Kind of
+/// manifests, bodies and the API server's 422 messages.
+std::string_view kind_name(resource r) noexcept;
+
 /// False for the cluster-scoped resources (nodes, namespaces).
 bool is_namespaced(resource r) noexcept;
 

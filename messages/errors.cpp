@@ -26,6 +26,8 @@ std::string to_string(errc x) {
       return "conflict";
     case errc::forbidden:
       return "forbidden";
+    case errc::invalid:
+      return "invalid";
   }
   return "unknown";
 }

@@ -11,8 +11,10 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "podref/messages/api_object.hpp"
+#include "podref/messages/field_problem.hpp"
 
 namespace podref {
 
@@ -41,6 +43,9 @@ enum class errc : std::uint8_t {
   /// The credentials do not allow the call (403 Forbidden), e.g. a
   /// namespace-wide list under a kubelet's node authorizer.
   forbidden,
+  /// A write the API server's validation refuses (422 Invalid); the
+  /// problems are error_info::causes.
+  invalid,
 };
 
 /// "not_registered", "sync_timeout", ...
@@ -50,10 +55,12 @@ std::string to_string(errc x);
 struct error_info {
   errc code = errc::unavailable;
   std::string message;
+  /// errc::invalid: every field the validation refused, in its order.
+  std::vector<field_problem> causes = {};
 };
 
 inline bool operator==(const error_info& x, const error_info& y) {
-  return x.code == y.code && x.message == y.message;
+  return x.code == y.code && x.message == y.message && x.causes == y.causes;
 }
 
 // -- upstream's texts -----------------------------------------------------------

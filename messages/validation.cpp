@@ -322,10 +322,13 @@ std::string required_value(std::string_view detail) {
   return out;
 }
 
+std::string go_quoted(std::string_view value) {
+  return go_quote(quoted_part(value)) + omitted_note(value);
+}
+
 std::string invalid_value(std::string_view value,
                           const std::vector<std::string>& details) {
-  auto out = "Invalid value: " + go_quote(quoted_part(value))
-             + omitted_note(value);
+  auto out = "Invalid value: " + go_quoted(value);
   for (std::size_t i = 0; i < details.size(); ++i)
     out.append(i == 0 ? ": " : "; ").append(details[i]);
   return out;

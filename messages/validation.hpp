@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "podref/messages/api_object.hpp"
+#include "podref/messages/field_problem.hpp"
 #include "podref/messages/pod.hpp"
 
 namespace podref {
@@ -55,14 +56,6 @@ std::vector<std::string> dns1123_subdomain_errors(std::string_view value);
 
 // -- field errors ---------------------------------------------------------------
 
-/// A rejected field: where, from the root of the object or spec that was
-/// checked (`metadata.name`, `volumes[2].secret.secretName`), and why
-/// (`Required value`, `Invalid value: "x": ...`).
-struct field_problem {
-  std::string path;
-  std::string problem;
-};
-
 /// `Required value`, or `Required value: <detail>`.
 std::string required_value(std::string_view detail = {});
 
@@ -71,6 +64,10 @@ std::string required_value(std::string_view detail = {});
 /// several details are joined with "; ".
 std::string invalid_value(std::string_view value,
                           const std::vector<std::string>& details);
+
+/// `value` in double quotes as Go's %q writes it (a value over
+/// max_quoted_bytes by its prefix and `... (N bytes)`).
+std::string go_quoted(std::string_view value);
 
 /// The problem with `name` as an object's metadata.name: empty is
 /// `Required value: name or generateName is required`, otherwise it must be

@@ -19,8 +19,14 @@
 // - under Cache, the Node's TTL annotation is read (GET /api/v1/nodes/N at
 //   start and every `recheck`) and followed.
 //
-// Pod events are queued by the source's actor and applied by the agent's
-// own thread, which may block on manager reads; nothing blocks an actor.
+// Pod events are queued by the source's actor and applied in order by one
+// task at a time on a work_pool (node/work_pool.hpp): the agent's own
+// one-thread pool, or one many agents share (`podref hollow`). Those tasks
+// may block on manager reads; nothing blocks an actor or the I/O thread
+// (the agent's own requests are asynchronous, their replies queued as
+// tasks). A pod's first check waits for its objects' first lists: on the
+// reads (blocking the task), or, with an observer (Watch), on the managers'
+// change notifications, so that the task never blocks on one.
 #pragma once
 
 #include <chrono>
@@ -30,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include "podref/messages/object_change.hpp"
+#include "podref/node/pod_check.hpp"
 #include "podref/runtime/cluster.hpp"
 #include "podref/runtime/typed_managers.hpp"
 #include "podref/wire/pod_source.hpp"
@@ -37,6 +45,13 @@
 namespace podref {
 
 class runtime;
+class work_pool;
+
+/// Sees every version of every object the node's pods reference (see
+/// node_agent_options::observer); runs on the agent's work_pool, for
+/// several objects at once.
+using node_object_observer
+  = std::function<void(resource res, const object_change& change)>;
 
 struct node_agent_options {
   std::string node_name;
@@ -54,6 +69,14 @@ struct node_agent_options {
   /// Creates the Node object at start (POST /api/v1/nodes; one that exists
   /// already is fine), as hollow nodes do.
   bool register_node = false;
+  /// The threads that run the agent's work, shared with other agents (it
+  /// must outlive the agent); null: a one-thread pool of the agent's own.
+  work_pool* pool = nullptr;
+  /// Watch only: subscribes to every object the registered pods reference
+  /// (docs/notifications.md) and hands each version to this; a pod is
+  /// checked once all its objects have been seen, so no read waits. The
+  /// managers' notifications run on `pool` too.
+  node_object_observer observer;
 };
 
 /// What the agent did, for --json and the status line.
@@ -100,6 +123,11 @@ struct node_agent_stats {
   std::uint64_t deletes_failed = 0;
   /// The pod source reconciled its first list and no failure since.
   bool synced = false;
+  /// Registered pods whose first check waits for their objects (observer
+  /// mode; 0 otherwise).
+  std::uint64_t waiting_checks = 0;
+  /// Work of the agent is queued or running (events, replies, checks).
+  bool busy = false;
   /// The pod source's counters.
   std::uint64_t pod_lists = 0;
   std::uint64_t pod_watches = 0;
@@ -112,12 +140,13 @@ struct node_agent_stats {
 
 class node_agent {
 public:
-  /// Starts the managers over `c`, the pod source and the agent's thread.
-  /// `listener` runs on the agent's thread.
+  /// Starts the managers over `c` and the pod source. `listener` runs on
+  /// the work pool, one call of this agent at a time.
   node_agent(runtime& rt, cluster& c, const node_agent_options& options,
              node_agent_listener listener = {});
 
-  /// Stops the pod source, then the thread, then the managers.
+  /// Stops the pod source, waits for the agent's running task, then stops
+  /// the managers (and the agent's own pool). Not from a pool thread.
   ~node_agent();
 
   node_agent(const node_agent&) = delete;
@@ -125,19 +154,17 @@ public:
 
   node_agent_stats stats() const;
 
+  /// The pods registered with the managers now.
+  std::vector<pod_ptr> registered_pods() const;
+
+  /// The managers (for counters and checks; reads of any thread).
+  secret_manager& secrets() noexcept;
+  configmap_manager& config_maps() noexcept;
+
   struct impl;
 
 private:
-  std::unique_ptr<impl> impl_;
+  std::shared_ptr<impl> impl_;
 };
-
-/// The kubelet's complaints about `p`'s objects as read through the two
-/// managers (empty: every object and key it needs is there). Also used by
-/// the agent's rechecks; `reads` and `failed` count the reads.
-std::vector<std::string> check_pod_objects(const pod& p,
-                                           secret_manager& secrets,
-                                           configmap_manager& config_maps,
-                                           std::uint64_t& reads,
-                                           std::uint64_t& failed);
 
 } // namespace podref

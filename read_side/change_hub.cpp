@@ -115,7 +115,9 @@ change_subscriber_ptr change_hub::add(std::string ns, std::string name,
   auto s = std::make_shared<change_subscriber>(id, std::move(ns),
                                                std::move(name), std::move(cb));
   subs_.emplace(id, s);
-  if (pump_ == change_pump::own_thread && !thread_.joinable())
+  // With an executor, schedule() hands each delivery over at once: no
+  // thread (a node agent's managers, a thousand of them in podref hollow).
+  if (pump_ == change_pump::own_thread && !exec_ && !thread_.joinable())
     thread_ = std::thread{[this] { run(); }};
   return s;
 }
@@ -132,6 +134,16 @@ void change_hub::forget(subscription_id id) {
 }
 
 void change_hub::schedule(change_subscriber_ptr s) {
+  if (exec_ && pump_ == change_pump::own_thread) {
+    {
+      std::lock_guard<std::mutex> g{q_mtx_};
+      if (stopping_)
+        return;
+    }
+    std::vector<change_subscriber_ptr> one{std::move(s)};
+    dispatch(one);
+    return;
+  }
   {
     std::lock_guard<std::mutex> g{q_mtx_};
     if (stopping_)

@@ -123,8 +123,10 @@ enum class change_pump : std::uint8_t { own_thread, polled };
 class change_hub : public std::enable_shared_from_this<change_hub> {
 public:
   /// `exec` empty: callbacks run on the pumping thread (the hub's own, or
-  /// poll()'s caller); else each delivery is one task handed to `exec`.
-  /// `hook` may be empty.
+  /// poll()'s caller); else each delivery is one task handed to `exec`:
+  /// by a polled hub from poll(), by any other at once from the thread
+  /// that offers the change (no thread of the hub's own). `hook` may be
+  /// empty.
   change_hub(change_executor exec, change_error_hook hook,
              change_pump pump = change_pump::own_thread);
 
@@ -135,7 +137,8 @@ public:
   change_hub& operator=(const change_hub&) = delete;
 
   /// A new subscriber of ns/name, registered until closed; starts the
-  /// hub's thread on the first one. Null after stop().
+  /// hub's thread on the first one (without an executor). Null after
+  /// stop().
   change_subscriber_ptr add(std::string ns, std::string name,
                             change_callback cb);
 

@@ -42,8 +42,16 @@ cluster::connect(runtime& rt, const wire::client_config& config,
   auto client = wire::http_client::start(config, options.http);
   if (!client)
     return client.error();
+  return connect(rt,
+                 std::shared_ptr<wire::http_client>{std::move(client).value()},
+                 options);
+}
+
+std::unique_ptr<cluster>
+cluster::connect(runtime& rt, std::shared_ptr<wire::http_client> client,
+                 const cluster_options& options) {
   auto x = std::make_unique<impl>();
-  x->client = std::shared_ptr<wire::http_client>{std::move(client).value()};
+  x->client = std::move(client);
   x->counters = std::make_shared<wire::wire_source_counters>();
   x->source = wire::spawn_wire_source(rt.system(), x->client, options.source,
                                       x->counters);
@@ -65,11 +73,15 @@ cluster_stats cluster::stats() const {
   out.bytes_received = http.bytes_received;
   out.open_streams = http.open_streams;
   out.connects = http.connects;
+  out.exec_runs = http.exec_runs;
+  out.exec_failures = http.exec_failures;
   out.http2_responses = http.http2_responses;
   out.throttled = impl_->counters->throttled.load();
   out.throttled_wait_ns = impl_->counters->throttled_wait_ns.load();
   out.retried_429 = impl_->counters->retried_429.load();
   out.bad_streams = impl_->counters->bad_streams.load();
+  out.watch_list_fallbacks = impl_->counters->watch_list_fallbacks.load();
+  out.watch_list_adopted = impl_->counters->watch_list_adopted.load();
   return out;
 }
 

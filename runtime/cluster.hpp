@@ -49,6 +49,13 @@ struct cluster_stats {
   std::uint64_t retried_429 = 0;
   /// Watches ended by a malformed, oversized or cut line.
   std::uint64_t bad_streams = 0;
+  /// Exec credential plugin runs, and those that failed.
+  std::uint64_t exec_runs = 0;
+  std::uint64_t exec_failures = 0;
+  /// Streaming lists (wire_source_options::watch_list) that fell back to
+  /// list+watch, and whose stream a watch took over.
+  std::uint64_t watch_list_fallbacks = 0;
+  std::uint64_t watch_list_adopted = 0;
 };
 
 class cluster {
@@ -57,6 +64,14 @@ public:
   /// the client cannot honour (see http_client::start).
   static result<std::unique_ptr<cluster>>
   connect(runtime& rt, const wire::client_config& config,
+          const cluster_options& options = {});
+
+  /// A source of its own (its rate limiter, its counters) over a client
+  /// shared with other clusters: their requests share its connections,
+  /// and stats() counts the client's requests of them all.
+  /// `options.http` is unused (the client is made).
+  static std::unique_ptr<cluster>
+  connect(runtime& rt, std::shared_ptr<wire::http_client> client,
           const cluster_options& options = {});
 
   /// Stops the source actor, then the client's I/O thread.

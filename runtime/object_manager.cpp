@@ -1,6 +1,8 @@
 #include "podref/runtime/object_manager.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -100,7 +102,11 @@ struct object_manager::impl {
     // between a registration and run_until_idle().
     cfg.coalesce = deterministic ? std::chrono::nanoseconds{0} : opts.coalesce;
     static_cast<engine_settings&>(cfg) = opts;
-    cfg.max_idle = engine_settings::idle_sync_periods * opts.sync_frequency;
+    // Upstream clamps maxIdleTime to at least one minute; the actor takes
+    // what it is given (tests over real time use less).
+    cfg.max_idle = std::max<std::chrono::nanoseconds>(
+      engine_settings::idle_sync_periods * opts.sync_frequency,
+      std::chrono::minutes(1));
     mgr = sys.spawn(manager, std::move(cfg));
     auto down = std::make_shared<std::promise<void>>();
     mgr_down = down->get_future().share();

@@ -151,6 +151,37 @@ std::vector<std::string> invariant_checker::check(
   return check(xs);
 }
 
+std::vector<std::string> invariant_checker::check_node_pods(
+  const std::function<std::vector<pod_identity>()>& registered,
+  const std::function<std::vector<pod_identity>()>& bound) {
+  return settle([&] {
+    std::vector<std::string> out;
+    auto mine = registered();
+    auto theirs = bound();
+    std::map<std::string, int> by_uid;
+    std::map<std::string, int> by_name;
+    for (const auto& p : mine) {
+      if (++by_uid[p.uid] == 2)
+        out.push_back("pod uid " + p.uid + " is registered twice");
+      if (++by_name[p.ns + "/" + p.name] == 2)
+        out.push_back("pod " + p.ns + "/" + p.name
+                      + " is registered twice (two uids)");
+    }
+    std::set<std::string> live;
+    for (const auto& p : theirs) {
+      live.insert(p.uid);
+      if (by_uid.count(p.uid) == 0)
+        out.push_back("pod " + p.ns + "/" + p.name + " (uid " + p.uid
+                      + ") is bound to the node but not registered");
+    }
+    for (const auto& p : mine)
+      if (live.count(p.uid) == 0)
+        out.push_back("pod " + p.ns + "/" + p.name + " (uid " + p.uid
+                      + ") is registered but not bound to the node");
+    return out;
+  });
+}
+
 std::vector<std::string> invariant_checker::drained() {
   return settle([&] {
     std::vector<std::string> out;

@@ -14,7 +14,10 @@
 //     server holds exactly the engine's open watches;
 // (d) drained(): once every pod is unregistered nothing is left: no
 //     reference, reflector or watch, and exactly as many actors run as at
-//     the baseline (no actor leaked).
+//     the baseline (no actor leaked);
+// (e) check_node_pods(): a node agent's registered pods are the API
+//     server's live pods bound to the node: none missing, none extra, none
+//     registered twice (by uid, or by namespace and name).
 //
 // The engine converges asynchronously, so each check retries until it holds
 // or a bound passes: on CAF's deterministic scheduler it advances virtual
@@ -66,6 +69,13 @@ counts_of(std::shared_ptr<const detail::engine_counters> counters);
 /// Reads the counters of a facade (its stats()).
 std::function<engine_counts()> counts_of(const object_manager& mgr);
 
+/// A pod as a node agent or the API server knows it.
+struct pod_identity {
+  std::string ns;
+  std::string name;
+  std::string uid;
+};
+
 struct invariant_options {
   resource res = resource::secrets;
   /// Watch: one reflector per referenced object. Cache: none at all.
@@ -112,6 +122,13 @@ public:
 
   /// Waits until (d) holds; returns the mismatches of the last attempt.
   std::vector<std::string> drained();
+
+  /// Waits until (e) holds: `registered` (one entry per pod the node agent
+  /// holds) against `bound` (the server's live pods on the node), both
+  /// asked again at each attempt; returns the last attempt's mismatches.
+  std::vector<std::string>
+  check_node_pods(const std::function<std::vector<pod_identity>()>& registered,
+                  const std::function<std::vector<pod_identity>()>& bound);
 
 private:
   using expected_refs = std::map<std::string, ref_map>;

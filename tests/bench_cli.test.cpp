@@ -115,3 +115,43 @@ TEST_CASE("bench -w soak runs the node simulation with API server faults") {
   CHECK(s["faults"]["injected"].get<int>() >= 2);
   CHECK(s["reads"]["total"].get<int>() > 0);
 }
+
+TEST_CASE("podref bench -w wire-* measures the wire client on tiny sets") {
+  // The API server runs in a forked child (wire-sync, wire-propagate);
+  // wire-replay has none. Counts are exact, times are only positive.
+  auto rows = run_bench({"-w", "wire-replay,wire-sync,wire-propagate",
+                         "--objects", "20", "--events", "2", "--samples",
+                         "20", "--transport", "h2c", "--json"});
+  REQUIRE(rows.size() == 3);
+  check_fields(rows[0], "wire-replay");
+  CHECK(rows[0]["ops"] == 40);
+  CHECK(rows[0]["cpu_us_per_event"].get<double>() > 0);
+  CHECK(rows[0]["decode_us_per_event"].get<double>() > 0);
+  check_fields(rows[1], "wire-sync");
+  CHECK(rows[1]["requests"] == 40); // a list and a watch each
+  CHECK(rows[1]["connections"].get<double>() >= 1);
+  CHECK(rows[1]["connections"].get<double>() < 20); // never one per request
+  CHECK(rows[1]["watching_s"].get<double>()
+        >= rows[1]["synced_s"].get<double>());
+  check_fields(rows[2], "wire-propagate");
+  CHECK(rows[2]["ops"] == 20);
+  CHECK(rows[2]["latency"] == "propagation");
+  CHECK(rows[2]["cpu_us_per_event"].get<double>() > 0);
+}
+
+TEST_CASE("bench -w apiserver holds its watches, fans events out and times "
+          "requests over HTTP/2") {
+  auto rows = run_bench({"-w", "apiserver", "--watches", "300", "--watchers",
+                         "20", "--connections", "2", "--seconds", "0.1",
+                         "--json"});
+  REQUIRE(rows.size() == 1);
+  const auto& r = rows[0];
+  INFO(r.dump());
+  CHECK(r["watches"] == 300);
+  CHECK(r["heap_bytes_per_watch"].get<double>() > 0);
+  CHECK(r["fanout_events"] == 200 * 20);
+  for (const char* op : {"get", "list", "create"}) {
+    CHECK(r["latency"][op]["n"].get<int>() > 0);
+    CHECK(r["latency"][op]["failed"] == 0);
+  }
+}

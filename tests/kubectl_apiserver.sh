@@ -5,8 +5,9 @@
 #
 # CASE: get | get-yaml | create | delete | watch | chunks | selectors |
 # watch-object | apply | patch | tls-get | tls-create | tls-unauthorized |
-# pods | nodes | namespaces | delete-pod | watch-pods | apply-server-side |
-# replace | delete-selector | dry-run-server. The server starts on a
+# pods | nodes | namespaces | delete-pod | watch-pods | create-secret-generic |
+# create-configmap | immutable | too-large | apply-server-side | replace |
+# delete-selector | dry-run-server. The server starts on a
 # free loopback port with a kubeconfig in a temporary directory (tls-*: HTTPS
 # with material made in the directory by --tls-dir, and the kubeconfig's
 # admin token); each kubectl run
@@ -475,6 +476,73 @@ YAML
       || fail "no Table header"
     if grep -q 'other' "$dir/watch.out"; then fail "the selector let n2's pod through"; fi
     if grep -q 'idle' "$dir/watch.out"; then fail "the selector let an unscheduled pod through"; fi
+    ;;
+  create-secret-generic)
+    # kubectl 1.32 POSTs this as protobuf (kubectl/05-create-secret-generic.json).
+    out=$(k create secret generic kx --from-literal=a=fake-a)
+    echo "$out"
+    [ "$out" = "secret/kx created" ] || fail "create said: $out"
+    out=$(k get secret kx -o jsonpath='{.data.a}|{.type}')
+    [ "$out" = "ZmFrZS1h|Opaque" ] || fail "stored: $out"
+    if k create secret generic t --type=kubernetes.io/tls --from-literal=tls.key=k \
+      2>"$dir/err"; then fail "a tls Secret without tls.crt was created"; fi
+    cat "$dir/err"
+    grep -q 'Secret "t" is invalid: data\[tls.crt\]: Required value' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    ;;
+  create-configmap)
+    # kubectl/06-create-configmap.json: protobuf too.
+    out=$(k create configmap kc --from-literal=a=b --from-literal=c=d)
+    echo "$out"
+    [ "$out" = "configmap/kc created" ] || fail "create said: $out"
+    out=$(k get cm kc -o jsonpath='{.data.a}{.data.c}')
+    [ "$out" = "bd" ] || fail "stored: $out"
+    if k create configmap kc --from-literal=a=b 2>"$dir/err"; then fail "created twice"; fi
+    grep -q 'configmaps "kc" already exists' "$dir/err" || fail "wrong error: $(cat "$dir/err")"
+    ;;
+  immutable)
+    cat >"$dir/imm.yaml" <<'YAML'
+apiVersion: v1
+kind: Secret
+metadata:
+  name: imm
+immutable: true
+stringData:
+  a: b
+YAML
+    k create -f "$dir/imm.yaml"
+    if k patch secret imm -p '{"stringData":{"a":"c"}}' 2>"$dir/err"; then
+      fail "an immutable Secret was patched"
+    fi
+    cat "$dir/err"
+    grep -q 'The Secret "imm" is invalid: data: Forbidden: field is immutable when `immutable` is set' \
+      "$dir/err" || fail "wrong error: $(cat "$dir/err")"
+    sed 's/  a: b/  a: other/' "$dir/imm.yaml" >"$dir/imm2.yaml"
+    if k replace -f "$dir/imm2.yaml" 2>"$dir/err"; then fail "an immutable Secret was replaced"; fi
+    grep -q 'data: Forbidden: field is immutable when `immutable` is set' "$dir/err" \
+      || fail "wrong error: $(cat "$dir/err")"
+    out=$(k label secret imm x=y)
+    echo "$out"
+    [ "$out" = "secret/imm labeled" ] || fail "label said: $out"
+    out=$(k get secret imm -o jsonpath='{.data.a}|{.metadata.labels.x}')
+    [ "$out" = "Yg==|y" ] || fail "stored: $out"
+    ;;
+  too-large)
+    head -c 1048577 /dev/zero | tr '\0' a >"$dir/big.txt"
+    if k create configmap big --from-file=k="$dir/big.txt" 2>"$dir/err"; then
+      fail "a ConfigMap over 1 MiB was created"
+    fi
+    cat "$dir/err"
+    grep -q 'ConfigMap "big" is invalid: \[\]: Too long: must have at most 1048576 bytes' \
+      "$dir/err" || fail "wrong error: $(cat "$dir/err")"
+    if k create secret generic big --from-file=k="$dir/big.txt" 2>"$dir/err"; then
+      fail "a Secret over 1 MiB was created"
+    fi
+    grep -q 'Secret "big" is invalid: data: Too long: must have at most 1048576 bytes' \
+      "$dir/err" || fail "wrong error: $(cat "$dir/err")"
+    head -c 1048576 /dev/zero | tr '\0' a >"$dir/max.txt"
+    out=$(k create configmap max --from-file=k="$dir/max.txt")
+    [ "$out" = "configmap/max created" ] || fail "1 MiB said: $out"
     ;;
   apply-server-side)
     # Server-side apply (PATCH application/apply-patch+yaml): a new object,

@@ -1034,16 +1034,23 @@ TEST_CASE("a document without kind is an error") {
         == "test.yaml: document 0: kind: required field is missing");
 }
 
-TEST_CASE("invalid base64 names the data key") {
+TEST_CASE("invalid base64 names the data key and Go's offset") {
   CHECK(error_of("kind: Secret\ndata:\n  password: not*base64\n")
-        == "test.yaml: document 0: data.password: invalid base64");
+        == "test.yaml: document 0: data.password: illegal base64 data at "
+           "input byte 3");
+  // A short last quantum: Go names its start.
   CHECK(error_of("kind: Secret\ndata:\n  .dockerconfigjson: abc\n")
-        == "test.yaml: document 0: data[\".dockerconfigjson\"]: invalid "
-           "base64");
+        == "test.yaml: document 0: data[\".dockerconfigjson\"]: illegal "
+           "base64 data at input byte 0");
   CHECK(error_of("kind: ConfigMap\nbinaryData:\n  tls.crt: \"a===\"\n")
-        == "test.yaml: document 0: binaryData[\"tls.crt\"]: invalid base64");
+        == "test.yaml: document 0: binaryData[\"tls.crt\"]: illegal base64 "
+           "data at input byte 1");
   CHECK(error_of("kind: Secret\ndata: {k: \"ab=c\"}\n")
-        == "test.yaml: document 0: data.k: invalid base64");
+        == "test.yaml: document 0: data.k: illegal base64 data at input byte "
+           "2");
+  CHECK(error_of("kind: Secret\ndata: {k: \"YQ==YQ==\"}\n")
+        == "test.yaml: document 0: data.k: illegal base64 data at input byte "
+           "4");
   CHECK(error_of("kind: Secret\ndata: {k: 12}\n")
         == "test.yaml: document 0: data.k: expected a string, got a number");
 }

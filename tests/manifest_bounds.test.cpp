@@ -193,6 +193,37 @@ TEST_CASE("a decoded kind after a skipped one decodes with the last keys") {
         pods.push_back((*p)->metadata.name);
     CHECK(pods == std::vector<std::string>{"p", "q"});
   }
+  SECTION("in a List item, YAML and JSON") {
+    // A skipped kind then a decoded one in an item: the document was
+    // parsed again and the item threw again, without end (fuzzing found it).
+    auto pods_of = [](const manifest_result& result) {
+      std::vector<std::string> out;
+      for (const auto& x : result.objects)
+        if (const auto* p = std::get_if<pod_ptr>(&x.object))
+          out.push_back((*p)->metadata.name);
+      return out;
+    };
+    const std::vector<std::string> both{"p", "q"};
+    auto yaml = decode("apiVersion: v1\nkind: List\nitems:\n"
+                       "- kind: Service\n  metadata: {name: svc}\n"
+                       "  kind: Pod\n  metadata: {name: p}\n"
+                       "  spec: {containers: [{name: c, image: i}]}\n"
+                       "- kind: Pod\n  metadata: {name: q}\n"
+                       "  spec: {containers: [{name: c, image: i}]}\n");
+    INFO(errors_text(yaml));
+    CHECK(yaml.ok());
+    CHECK(pods_of(yaml) == both);
+    auto json = decode(
+      R"({"kind": "List", "items": [
+          {"kind": "Service", "metadata": {"name": "svc"}, "kind": "Pod",
+           "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}},
+          {"kind": "Pod", "metadata": {"name": "q"},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}}]})");
+    INFO(errors_text(json));
+    CHECK(json.ok());
+    CHECK(pods_of(json) == both);
+  }
   SECTION("a later skipped kind still keeps only its kind") {
     auto text = service + pod_part + "---\nkind: Deployment2\nx:\n"
                 + repeated("  - {a: 1}\n", 1000);

@@ -76,7 +76,8 @@ TEST_CASE("every bad document is an error of its own, in order") {
                    "'example.com', regex used for validation is "
                    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*"
                    "[a-z0-9])?)*')",
-                   "test.yaml: document 2: data.k: invalid base64",
+                   "test.yaml: document 2: data.k: illegal base64 data at "
+                   "input byte 0",
                    "test.yaml: document 3: kind: required field is missing"});
   CHECK(names_of(result) == strings{"ok"});
 }
@@ -272,8 +273,8 @@ TEST_CASE("a plain key longer than 1024 bytes is named as such") {
                            "an explicit key (\"? key\")";
   const std::string at_limit(1024, 'k');
   const std::string over(1025, 'k');
-  CHECK(decode("kind: Pod\nmetadata:\n  labels:\n    " + at_limit + ": v\n")
-          .ok());
+  // (Under a field podref ignores: no label or annotation key is this long.)
+  CHECK(decode("kind: Pod\nx:\n  " + at_limit + ": v\n").ok());
   CHECK(error_of("kind: Pod\nmetadata:\n  labels:\n    " + over + ": v\n")
         == "test.yaml: line 4: " + hint);
   CHECK(error_of("kind: Pod\n\"" + over + "\": v\n")
@@ -289,8 +290,7 @@ TEST_CASE("a plain key longer than 1024 bytes is named as such") {
                  + ": v\n")
         == "test.yaml: line 4: " + hint);
   // Written as an explicit key it is accepted.
-  auto result = decode("kind: Pod\nmetadata:\n  annotations:\n    ? " + over
-                       + "\n    : v\n");
+  auto result = decode("kind: Pod\nx:\n  ? " + over + "\n  : v\n");
   INFO(errors_text(result));
   REQUIRE(result.ok());
   // A long value with a second ':' is another mistake and keeps its text.

@@ -108,6 +108,7 @@ TEST_CASE_METHOD(collection_fixture, "replace checks the resourceVersion and "
   auto input = std::make_shared<secret>();
   input->metadata = object_meta{"ns", "a", "uid-1", "", "2026-12-03T00:00:00Z",
                                 {}, {}, nullptr};
+  input->type = "Opaque";
   input->data["key"] = "v";
   auto created = create(api_object{secret_ptr{input}});
   REQUIRE(created);
@@ -133,4 +134,31 @@ TEST_CASE_METHOD(collection_fixture, "replace checks the resourceVersion and "
   auto again = create(make_secret("ns", "a"));
   REQUIRE_FALSE(again);
   CHECK(info_of(again.error()).code == errc::already_exists);
+}
+
+TEST_CASE_METHOD(collection_fixture, "replace applies the API server's update "
+                                     "rules, their problems as causes") {
+  auto imm = std::make_shared<secret>(*make_secret("ns", "a").as_secret());
+  imm->immutable = true;
+  REQUIRE(create(api_object{secret_ptr{imm}}));
+  auto changed = std::make_shared<secret>(*imm);
+  changed->data["key"] = "other";
+  changed->type = "kubernetes.io/tls";
+  auto refused = replace(api_object{secret_ptr{changed}});
+  REQUIRE_FALSE(refused);
+  auto info = info_of(refused.error());
+  CHECK(info.code == errc::invalid);
+  CHECK(info.message
+        == "Secret \"a\" is invalid: [type: Invalid value: "
+           "\"kubernetes.io/tls\": field is immutable, data: Forbidden: "
+           "field is immutable when `immutable` is set]");
+  CHECK(info.causes
+        == std::vector<field_problem>{
+          {"type", "Invalid value: \"kubernetes.io/tls\": field is "
+                   "immutable"},
+          {"data", "Forbidden: field is immutable when `immutable` is set"}});
+  // Labels stay mutable.
+  auto labelled = std::make_shared<secret>(*imm);
+  labelled->metadata.labels["x"] = "y";
+  CHECK(replace(api_object{secret_ptr{labelled}}));
 }

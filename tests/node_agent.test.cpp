@@ -11,6 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -72,7 +74,11 @@ struct events {
 
 TEST_CASE("the node agent registers the node's pods and reports what is "
           "missing as the kubelet does") {
-  scripted_http_server srv{[](const std::string& path, int n) -> std::string {
+  // The server's n counts every watch, the objects' too: count the pod
+  // watches here, whatever order the pod source and the reflectors ask in.
+  auto pod_watches = std::make_shared<std::atomic<int>>(0);
+  scripted_http_server srv{[pod_watches](const std::string& path,
+                                         int) -> std::string {
     if (path == "/api/v1/nodes")
       return scripted_http_server::reply(
         409, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
@@ -85,7 +91,7 @@ TEST_CASE("the node agent registers the node's pods and reports what is "
         return scripted_http_server::reply(
           200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[)"
                  + one_line(pod_p1) + "]}");
-      if (n == 1) // p1 is being deleted
+      if (++*pod_watches == 1) // p1 is being deleted
         return scripted_http_server::watch(
           {R"({"type":"MODIFIED","object":)"
            + one_line(pod_p1).replace(one_line(pod_p1).find("\"resourceVersion\":\"8\""),

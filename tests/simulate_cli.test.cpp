@@ -314,7 +314,9 @@ TEST_CASE("simulate fails clearly without usable manifests") {
           == "podref: " + file
                + ": document 1: spec: expected a map, got a number\n"
                  "podref: "
-               + file + ": document 2: data.k: invalid base64\n");
+               + file
+               + ": document 2: data.k: illegal base64 data at input byte "
+                 "0\n");
   }
 }
 

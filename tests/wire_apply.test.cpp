@@ -218,7 +218,7 @@ TEST_CASE("creates, updates and patches record Update entries by manager") {
                         R"({"apiVersion":"v1","kind":"Secret","metadata":{
                           "name":"s1","labels":{"app":"a"}},
                           "data":{"pw":"cA==","user":"dQ=="}})",
-                        "application/json", "curl/8.5.0");
+                        "application/json", {}, "curl/8.5.0");
   REQUIRE(created.status == 201);
   // secrets/create.json's entry.
   CHECK(masked(j(created.body)["metadata"]["managedFields"]) == masked(j(R"([{

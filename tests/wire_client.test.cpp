@@ -8,6 +8,7 @@
 #include "podref/wire/http_server.hpp"
 #include "podref/wire/wire_decode.hpp"
 
+#include "support/eventually.hpp"
 #include "support/pod_builders.hpp"
 
 #include <catch2/catch.hpp>
@@ -33,22 +34,12 @@
 #include <boost/beast/http.hpp>
 
 using namespace podref;
+using podref::test::eventually;
 using podref::test::make_secret;
 using podref::test::pod_with_secrets;
 using tcp = boost::asio::ip::tcp;
 
 namespace {
-
-/// Polls `f` until it holds, at most 15 s (a real condition with a bound).
-bool eventually(const std::function<bool()>& f) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f())
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return f();
-}
 
 /// Watch, with reads waiting up to 10 s for a first sync rather than
 /// upstream's 1 s (a loaded sanitizer build may take longer than that).

@@ -2,8 +2,9 @@
 // managers over a cluster (libcurl, one I/O thread) against `podref
 // apiserver`'s front in process, over h2c with prior knowledge and over TLS
 // with h2 by ALPN, authenticated by the kubeconfig the server writes (CA
-// data and a token), by a client certificate of the server's CA, and by a
-// token file; and what a wrong CA or a wrong token becomes.
+// data and a token), by a client certificate of the server's CA, by a
+// token file and by an exec plugin; tls-server-name; and what a wrong CA
+// or a wrong token becomes.
 #include "podref/runtime/cluster.hpp"
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/runtime.hpp"
@@ -14,9 +15,14 @@
 #include "podref/wire/server_kubeconfig.hpp"
 #include "podref/wire/tls_material.hpp"
 
+#include "support/eventually.hpp"
 #include "support/pod_builders.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <catch2/catch.hpp>
+
+#include "support/temp_dir.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -29,36 +35,16 @@
 #include <unistd.h>
 
 using namespace podref;
+using podref::test::eventually;
 using podref::test::make_secret;
 using podref::test::pod_with_secrets;
+
+using podref::test::temp_dir;
 
 namespace {
 
 constexpr const char* good_token = "tok-node-0123456789";
 
-/// Polls `f` until it holds, at most 20 s (a real condition with a bound).
-bool eventually(const std::function<bool()>& f) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f())
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return f();
-}
-
-/// A fresh directory, removed with what is in it.
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/podref-wire-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    [[maybe_unused]] auto rc = std::system(cmd.c_str());
-  }
-};
 
 std::string read_all(const std::string& path) {
   auto x = wire::read_small_file(path);
@@ -128,8 +114,9 @@ struct tls_front {
   std::unique_ptr<wire::http_server> front;
   std::string kubeconfig;
 
-  explicit tls_front(std::size_t max_streams = 250) {
-    auto made = wire::ensure_tls_dir(dir.path + "/tls", local_hosts);
+  explicit tls_front(std::size_t max_streams = 250,
+                     const std::vector<std::string>& hosts = local_hosts) {
+    auto made = wire::ensure_tls_dir(dir.path + "/tls", hosts);
     REQUIRE(made);
     files = *made;
     auto tokens = wire::token_table::parse(
@@ -393,6 +380,130 @@ TEST_CASE("wire_ a token file replaced after a 401 is read again") {
     CHECK(st.open_streams == 1);
   }
   cl.reset();
+}
+
+/// A kubeconfig user whose exec plugin prints the file `reply`.
+std::string exec_user(const std::string& reply) {
+  return "    exec:\n"
+         "      apiVersion: client.authentication.k8s.io/v1\n"
+         "      command: /bin/cat\n"
+         "      args: [\"" + reply + "\"]\n"
+         "      interactiveMode: Never\n";
+}
+
+std::string exec_reply(const std::string& status_fields) {
+  return R"({"apiVersion":"client.authentication.k8s.io/v1",)"
+         R"("kind":"ExecCredential","status":{)" + status_fields + "}}";
+}
+
+TEST_CASE("wire_ an exec plugin's token authenticates; a 401 runs it "
+          "again") {
+  tls_front f;
+  auto reply = f.dir.path + "/reply.json";
+  write_file(reply, exec_reply(R"("token":"tok-expired")"));
+  auto cfg = load(f.kubeconfig_with_user("exec.kubeconfig", exec_user(reply)));
+  REQUIRE(cfg.exec);
+  cluster_options copts;
+  copts.http.exec.min_interval = std::chrono::milliseconds(0);
+  auto cl = connect(f.rt, cfg, copts);
+  CHECK(cl->stats().exec_runs == 1);
+  REQUIRE(f.api.create(make_secret("default", "s1", {{"k", "v1"}})));
+  {
+    auto opts = watching();
+    opts.backoff_initial = std::chrono::milliseconds(100);
+    secret_manager mgr{f.rt, *cl, opts};
+    REQUIRE(mgr.register_pod(
+      pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+    REQUIRE(eventually([&] { return failure_of(mgr, "s1") == "Unauthorized"; }));
+    // Every 401 to the rejected token ran the plugin again (one run at a
+    // time); a rotated token is picked up by the next retry.
+    CHECK(cl->stats().exec_runs >= 2);
+    write_file(reply, exec_reply(std::string{R"("token":")"} + good_token
+                                 + R"(","expirationTimestamp":"2099-01-01T00:00:00Z")"));
+    CHECK(eventually([&] { return value_of(mgr, "s1") == "v1"; }));
+    REQUIRE(f.api.update(make_secret("default", "s1", {{"k", "v2"}})));
+    CHECK(eventually([&] { return value_of(mgr, "s1") == "v2"; }));
+    auto st = cl->stats();
+    CHECK(requests_with(st, "GET 200") == 1);
+    CHECK(st.exec_failures == 0);
+    // Accepted and not expired: no run after the one that gave it.
+    auto runs = st.exec_runs;
+    REQUIRE(f.api.update(make_secret("default", "s1", {{"k", "v3"}})));
+    CHECK(eventually([&] { return value_of(mgr, "s1") == "v3"; }));
+    CHECK(cl->stats().exec_runs == runs);
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ an exec plugin's client certificate authenticates") {
+  tls_front f;
+  auto cert = f.dir.path + "/node.crt";
+  auto key = f.dir.path + "/node.key";
+  REQUIRE(wire::issue_client_certificate(f.files.ca_cert, f.files.ca_key,
+                                         "system:node:n1", {"system:nodes"},
+                                         cert, key));
+  auto reply = f.dir.path + "/reply.json";
+  write_file(reply, exec_reply(
+                      R"("clientCertificateData":)"
+                      + nlohmann::json(read_all(cert)).dump()
+                      + R"(,"clientKeyData":)"
+                      + nlohmann::json(read_all(key)).dump()));
+  auto cl = connect(
+    f.rt, load(f.kubeconfig_with_user("exec.kubeconfig", exec_user(reply))));
+  {
+    secret_manager mgr{f.rt, *cl, watching()};
+    sync_and_update(f.api, mgr, names("s", 2));
+    auto st = cl->stats();
+    CHECK(requests_with(st, "GET 200") == 2);
+    CHECK(requests_with(st, "GET 401") == 0);
+    CHECK(st.exec_runs == 1);
+  }
+  cl.reset();
+}
+
+TEST_CASE("wire_ an exec plugin that fails fails the connect, naming it") {
+  tls_front f;
+  auto cfg = load(f.kubeconfig_with_user(
+    "exec.kubeconfig", exec_user(f.dir.path + "/absent.json")));
+  auto cl = cluster::connect(f.rt, cfg);
+  REQUIRE_FALSE(cl);
+  CHECK(cl.error().message
+        == f.dir.path + "/exec.kubeconfig: exec plugin \"/bin/cat\": exited "
+                        "with status 1");
+}
+
+TEST_CASE("wire_ tls-server-name verifies the certificate by that name") {
+  // The serving certificate names only apiserver.test, not 127.0.0.1.
+  tls_front f{250, {"apiserver.test"}};
+  auto cfg = load(f.kubeconfig);
+  REQUIRE(f.api.create(make_secret("default", "s1", {{"k", "v1"}})));
+  SECTION("with it, the URL's address is dialled and the name verified") {
+    cfg.tls_server_name = "apiserver.test";
+    auto cl = connect(f.rt, cfg);
+    {
+      secret_manager mgr{f.rt, *cl, watching()};
+      REQUIRE(mgr.register_pod_and_wait(
+        pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+      CHECK(value_of(mgr, "s1") == "v1");
+      CHECK(requests_with(cl->stats(), "GET 200") == 1);
+    }
+    cl.reset();
+  }
+  SECTION("without it, the address does not match the certificate") {
+    auto cl = connect(f.rt, cfg);
+    {
+      auto opts = watching();
+      opts.sync_timeout = std::chrono::milliseconds(200);
+      secret_manager mgr{f.rt, *cl, opts};
+      REQUIRE(mgr.register_pod(
+        pod_with_secrets("default", "p1", "uid-1", {"s1"}, {})));
+      REQUIRE(eventually([&] { return !failure_of(mgr, "s1").empty(); }));
+      INFO(failure_of(mgr, "s1"));
+      CHECK(failure_of(mgr, "s1").find("127.0.0.1") != std::string::npos);
+      CHECK(counts_of(f.api).lists == 0);
+    }
+    cl.reset();
+  }
 }
 
 TEST_CASE("wire_ more than 250 watches over TLS open a second connection") {

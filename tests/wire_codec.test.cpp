@@ -145,14 +145,15 @@ TEST_CASE("a bad data key is refused with the real server's 422") {
            "characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  "
            "or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
   CHECK(cm["details"]["kind"] == "ConfigMap");
+  // stringData is data by the time the server validates it.
   auto secret = refused(resource::secrets,
                         R"({"apiVersion":"v1","kind":"Secret","metadata":)"
                         R"({"name":"badkey"},"stringData":{"..":"x"}})");
   CHECK(secret["message"]
-        == "Secret \"badkey\" is invalid: stringData[..]: Invalid value: "
+        == "Secret \"badkey\" is invalid: data[..]: Invalid value: "
            "\"..\": must not be '..'");
-  // A long key is quoted by its first 64 characters only.
-  auto long_key = std::string(300, 'k');
+  // A long key is quoted by its first 256 bytes only, in the path too.
+  auto long_key = std::string(3000, 'k');
   auto too_long = refused(resource::config_maps,
                           R"({"apiVersion":"v1","kind":"ConfigMap","metadata":)"
                           R"({"name":"c"},"binaryData":{")"
@@ -160,13 +161,20 @@ TEST_CASE("a bad data key is refused with the real server's 422") {
   auto message = too_long["message"].get<std::string>();
   CHECK(message.find("must be no more than 253 characters")
         != std::string::npos);
-  CHECK(message.size() < 300);
+  CHECK(message.find("... (3000 bytes)") != std::string::npos);
+  CHECK(message.size() < 1000);
   auto ok = decode_request_body(
     resource::config_maps, "application/json",
     R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},)"
-    R"("data":{"ok.key-1_x":"v","...":"w"}})",
+    R"("data":{"ok.key-1_x":"v",".dot":"w"}})",
     "ns1", "");
   CHECK_FALSE(ok.failure);
+  // "..." starts with "..", which upstream's IsConfigMapKey refuses.
+  auto dots = refused(resource::config_maps,
+                      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":)"
+                      R"({"name":"c"},"data":{"...":"w"}})");
+  CHECK(dots["details"]["causes"][0]["message"]
+        == "Invalid value: \"...\": must not start with '..'");
 }
 
 TEST_CASE("Status bodies match the transcripts") {

@@ -335,6 +335,10 @@ TEST_CASE("h2c: 300 watches on one connection: 250 open, the rest refused; "
   CHECK(refused == 50);
   CHECK(c.remote_max_streams == 250);
   REQUIRE(s.watches_become(250));
+  auto metrics = s.front->metrics_text();
+  CHECK(metrics.find("\npodref_apiserver_http2_open_streams 250\n")
+        != std::string::npos);
+  CHECK(metrics.find("{limit=\"streams\"} 50\n") != std::string::npos);
   // Resets from the client end the watches at the API server.
   for (auto id : ids)
     if (!c.streams[id].closed)

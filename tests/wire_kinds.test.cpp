@@ -8,6 +8,8 @@
 #include "podref/runtime/runtime.hpp"
 #include "podref/wire/codec.hpp"
 
+#include "support/protobuf_bytes.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -527,29 +529,15 @@ TEST_CASE("discovery lists pods, nodes and namespaces as recorded") {
 
 namespace {
 
-/// A protobuf field: tag, then a length-delimited value.
-std::string pb_bytes(int number, const std::string& value) {
-  std::string out;
-  out += static_cast<char>((number << 3) | 2);
-  auto n = value.size();
-  do {
-    auto byte = static_cast<unsigned char>(n & 0x7f);
-    n >>= 7;
-    out += static_cast<char>(n ? byte | 0x80 : byte);
-  } while (n);
-  return out + value;
-}
-
 /// A Namespace as kubectl 1.32's `create namespace` sends it: k8s\0, then
 /// runtime.Unknown{typeMeta{apiVersion, kind}, raw Namespace{metadata}}.
 std::string namespace_protobuf(const std::string& name,
                                const std::string& kind = "Namespace") {
+  using test::pb_bytes;
   auto meta = pb_bytes(1, name)
               + pb_bytes(11, pb_bytes(1, "team") + pb_bytes(2, "a"));
-  auto ns = pb_bytes(1, meta) + pb_bytes(2, "") + pb_bytes(3, "");
-  auto type_meta = pb_bytes(1, "v1") + pb_bytes(2, kind);
-  return std::string{"k8s\0", 4} + pb_bytes(1, type_meta) + pb_bytes(2, ns)
-         + pb_bytes(3, "") + pb_bytes(4, "");
+  return test::pb_envelope(kind, pb_bytes(1, meta) + pb_bytes(2, "")
+                                   + pb_bytes(3, ""));
 }
 
 reply post_protobuf(client& c, const std::string& target,

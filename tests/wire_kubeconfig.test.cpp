@@ -68,6 +68,26 @@ TEST_CASE("base64 round-trips every length") {
   CHECK(encode_base64("ab") == "YWI=");
 }
 
+TEST_CASE("base64 errors fall where Go's decoder names them") {
+  // secrets/invalid-base64.json: `illegal base64 data at input byte 3`.
+  struct case_t {
+    const char* text;
+    std::size_t offset;
+  };
+  const case_t cases[] = {{"not base64!", 3}, {"YQ", 0},    {"YQ=", 3},
+                          {"Y===", 1},        {"YQ=x", 2},  {"YQ==YQ==", 4},
+                          {"YWJj\nZA=", 8},   {"!!!!", 0}};
+  for (const auto& c : cases) {
+    INFO(c.text);
+    auto d = decode_base64_checked(c.text);
+    CHECK_FALSE(d.bytes);
+    CHECK(d.error_offset == c.offset);
+  }
+  // Line breaks are skipped, anywhere.
+  CHECK(decode_base64_checked("YW\r\nJj\nZA==\n").bytes == "abcd");
+  CHECK(decode_base64_checked("").bytes == "");
+}
+
 TEST_CASE("a kubeconfig resolves as kubectl resolves it") {
   scratch s;
   s.write("certs/client.crt", ca_pem);

@@ -223,10 +223,16 @@ TEST_CASE("the router reads field selectors as the real server splits them") {
   CHECK(*r.field_namespace == "ns1");
   // A != term does not route to the name.
   CHECK_FALSE(r.field_name);
-  // A ConfigMap has no type field; a term without operator is not a term.
+  // A ConfigMap has no type field (its text names the fields it takes, as
+  // configmaps/list-fieldselector-unsupported.json; a Secret's and a Pod's
+  // do not); a term without operator is not a term.
   CHECK(body_of(route_request("GET", "/api/v1/configmaps?fieldSelector=type%3Dx"))
           ["message"]
-        == "field label not supported: type");
+        == "\"type\" is not a known field selector: only \"metadata.name\", "
+           "\"metadata.namespace\"");
+  CHECK(body_of(route_request("GET", "/api/v1/secrets?fieldSelector=data.k%3Dv"))
+          ["message"]
+        == "field label not supported: data.k");
   CHECK(body_of(route_request("GET", "/api/v1/secrets?fieldSelector=a%2Cb"))
           ["message"]
         == "invalid selector: 'a,b'; can't understand 'a'");

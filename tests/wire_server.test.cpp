@@ -422,3 +422,20 @@ TEST_CASE("PATCH merges, refuses a stale resourceVersion with 409 and an "
   auto got = c.call(http::verb::get, base + "/s1");
   CHECK(json::parse(got.body)["data"] == json{{"n", "bg=="}, {"p", "cA=="}});
 }
+
+TEST_CASE("a name or namespace that is not UTF-8 gets a Status, not a crash") {
+  // Found by the request fuzz target: the Status quoted the name, and
+  // writing it as JSON threw.
+  server_fixture s;
+  client c{s.port()};
+  auto missing = c.call(http::verb::get,
+                        "/api/v1/namespaces/ns1/secrets/a%FFb");
+  CHECK(missing.status == 404);
+  CHECK(json::parse(missing.body)["message"]
+        == "secrets \"a\xEF\xBF\xBD" "b\" not found");
+  auto created = c.call(http::verb::post, "/api/v1/namespaces/n%FF/secrets",
+                        secret_body("s1"));
+  CHECK(created.status == 201);
+  CHECK(json::parse(created.body)["metadata"]["namespace"]
+        == "n\xEF\xBF\xBD");
+}

@@ -15,6 +15,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -33,6 +35,8 @@
 using namespace podref;
 using json = nlohmann::json;
 
+using podref::test::temp_dir;
+
 namespace {
 
 const json unauthorized_body = json::parse(
@@ -40,19 +44,6 @@ const json unauthorized_body = json::parse(
   R"("message":"Unauthorized","reason":"Unauthorized","code":401})");
 
 constexpr const char* good_token = "tok-alice-0123456789";
-
-/// A fresh directory, removed with what is in it.
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/podref-tls-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    [[maybe_unused]] auto rc = std::system(cmd.c_str());
-  }
-};
 
 std::string read_all(const std::string& path) {
   auto x = wire::read_small_file(path);
@@ -229,6 +220,12 @@ TEST_CASE("a bearer token authenticates; a wrong one or none gets 401") {
   CHECK(fetch(f.base + "/healthz", f.with_token("")).status == 401);
   CHECK(fetch(f.base + "/nowhere", f.with_token("")).status == 401);
   CHECK(fetch(f.base + "/healthz", f.with_token(good_token)).status == 200);
+  // /metrics too: the counts need a credential, as on the real server.
+  CHECK(fetch(f.base + "/metrics", f.with_token("")).status == 401);
+  auto metrics = fetch(f.base + "/metrics", f.with_token(good_token));
+  CHECK(metrics.status == 200);
+  CHECK(metrics.body.find("apiserver_request_total{code=\"401\"")
+        != std::string::npos);
 }
 
 TEST_CASE("a client certificate of the server's CA authenticates") {
@@ -351,6 +348,7 @@ TEST_CASE("anonymous requests reach only the public paths, when allowed") {
   tls_fixture f{true};
   CHECK(fetch(f.base + "/healthz", f.with_token("")).status == 200);
   CHECK(fetch(f.base + "/version", f.with_token("")).status == 200);
+  CHECK(fetch(f.base + "/metrics", f.with_token("")).status == 403);
   auto api = fetch(f.base + "/api", f.with_token(""));
   CHECK(api.status == 403);
   CHECK(json::parse(api.body).at("message")

@@ -33,7 +33,7 @@ TEST_CASE("dryRun=All answers every write as the real server, storing "
   // secrets/create-dryrun.json: 201, no resourceVersion.
   auto created = c.call(http_verb::post, base + "?dryRun=All",
                         R"({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s1-dry"}, "data": {}})",
-                        "application/json", "curl/8.5.0");
+                        "application/json", {}, "curl/8.5.0");
   CHECK(created.status == 201);
   CHECK(masked(j(created.body)) == masked(j(R"({"kind":"Secret",
     "apiVersion":"v1","metadata":{"name":"s1-dry","namespace":"ns1",
@@ -121,7 +121,7 @@ TEST_CASE("generateName: the server names the object (secrets/"
   http_test_client c{s.port()};
   auto created = c.call(http_verb::post, base_of("secrets"),
                         R"({"apiVersion": "v1", "kind": "Secret", "metadata": {"generateName": "gen-"}})",
-                        "application/json", "curl/8.5.0");
+                        "application/json", {}, "curl/8.5.0");
   REQUIRE(created.status == 201);
   auto doc = j(created.body);
   auto name = doc["metadata"]["name"].get<std::string>();
@@ -169,7 +169,7 @@ TEST_CASE("deletecollection deletes what the selectors select, answering "
                         {"kind", "Secret"},
                         {"metadata", {{"name", name}, {"labels", {{"app", app}}}}}}
                      .dump(),
-                   "application/json", "curl/8.5.0")
+                   "application/json", {}, "curl/8.5.0")
               .status
             == 201);
   auto version = cluster_version(c);
@@ -309,3 +309,4 @@ TEST_CASE("a write's parameters are checked as the real server's options") {
   CHECK(options.uid == "u");
   CHECK(options.resource_version == "7");
 }
+

@@ -9,37 +9,16 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-} // namespace CLI
+#include "served_front.hpp"
 
 namespace podref::cli {
 
-/// The arguments of `podref apiserver`.
-struct apiserver_options {
-  /// ADDRESS:PORT; a loopback address without TLS; port 0 picks a free one.
-  std::string listen = "127.0.0.1:0";
-  /// Where the generated TLS material lives (made at first start).
-  std::string tls_dir;
-  /// A serving certificate and key of the user's (instead of tls_dir).
-  std::string tls_cert;
-  std::string tls_key;
-  /// The CA whose client certificates authenticate (default with tls_dir:
-  /// its CA).
-  std::string client_ca;
-  /// Bearer tokens (kube-apiserver's --token-auth-file format); default
-  /// with tls_dir: DIR/tokens.csv, made with one admin token.
-  std::string token_file;
-  /// Let requests without a credential reach /version and the health
-  /// paths.
-  bool anonymous = false;
-  /// Manifests whose Secrets and ConfigMaps the server starts with.
+/// The arguments of `podref apiserver`: the front's (served_front.hpp)
+/// and the manifests to load.
+struct apiserver_options : front_options {
+  /// Manifests whose Secrets, ConfigMaps, Pods, Nodes and Namespaces the
+  /// server starts with.
   std::vector<std::string> load;
-  /// Where to write a kubeconfig for the server; empty: none.
-  std::string kubeconfig;
-  std::size_t io_threads = 2;
-  /// HTTP/2 streams open at once per connection.
-  std::size_t max_streams = 250;
 };
 
 /// Registers the `apiserver` subcommand on `app`.

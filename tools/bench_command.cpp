@@ -14,8 +14,12 @@
 #include "simulate_command.hpp"
 
 #ifdef PODREF_HAVE_BENCH
+#  include "bench/apiserver_bench.hpp"
 #  include "bench/engine.hpp"
 #  include "bench/report.hpp"
+#endif
+#ifdef PODREF_HAVE_WIRE_BENCH
+#  include "bench/wire/workloads.hpp"
 #endif
 
 namespace podref::cli {
@@ -27,7 +31,11 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
     ->add_option("-w,--workload", options.workloads,
                  "Workloads: register, churn-warm, churn-cold, get, "
                  "propagate, scale (default: all); soak: the node "
-                 "simulation with API server faults for --seconds")
+                 "simulation with API server faults for --seconds; "
+                 "wire-replay, wire-sync, wire-propagate: the wire client; "
+                 "apiserver: the HTTP front over HTTP/2 (watches held, "
+                 "memory per watch, fan-out, latency) (neither in the "
+                 "default set)")
     ->delimiter(',');
   cmd->add_option("-t,--threads", options.threads, "Caller thread counts")
     ->delimiter(',')
@@ -70,6 +78,35 @@ CLI::App* add_bench_command(CLI::App& app, bench_options& options) {
                   "Directory of manifests (soak)")
     ->type_name("DIR")
     ->capture_default_str();
+  cmd->add_option("--objects", options.objects,
+                  "Watched objects of the wire workloads")
+    ->capture_default_str();
+  cmd->add_option("--bytes", options.bytes, "Value bytes per object (wire)")
+    ->capture_default_str();
+  cmd->add_option("--events", options.events,
+                  "Updates per object (wire-replay, wire-propagate)")
+    ->capture_default_str();
+  cmd->add_option("--samples", options.samples,
+                  "Writes timed one at a time (wire-propagate)")
+    ->capture_default_str();
+  cmd->add_option("--qps", options.qps,
+                  "Client-side rate limit of the wire workloads, burst 100 "
+                  "(0: none; the kubelet's: 50)")
+    ->capture_default_str();
+  cmd->add_option("--transport", options.transport,
+                  "h2-tls, h2c or http1 (wire workloads)")
+    ->check(CLI::IsMember({"h2-tls", "h2c", "http1"}))
+    ->capture_default_str();
+  cmd->add_option("--watches", options.watches,
+                  "Watches held open (apiserver)")
+    ->capture_default_str();
+  cmd->add_option("--watchers", options.watchers,
+                  "Watchers every fanned-out event reaches (apiserver)")
+    ->capture_default_str();
+  cmd->add_option("--connections", options.connections,
+                  "HTTP/2 connections of the client (apiserver)")
+    ->capture_default_str()
+    ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
   cmd->add_flag("--json", options.json, "One JSON object per result line");
   cmd->add_flag("--csv", options.csv, "CSV instead of a table");
   cmd->add_option("--plot", options.plot,
@@ -93,9 +130,9 @@ int run_soak(const bench_options& options, std::ostream& out,
   return run_simulate_command(sim, out, err);
 }
 
-/// Removes "soak" from `workloads`; true if it was there.
-bool take_soak(std::vector<std::string>& workloads) {
-  auto i = std::remove(workloads.begin(), workloads.end(), "soak");
+/// Removes `name` from `workloads`; true if it was there.
+bool take(std::vector<std::string>& workloads, const char* name) {
+  auto i = std::remove(workloads.begin(), workloads.end(), name);
   bool found = i != workloads.end();
   workloads.erase(i, workloads.end());
   return found;
@@ -105,11 +142,87 @@ bool take_soak(std::vector<std::string>& workloads) {
 
 #ifdef PODREF_HAVE_BENCH
 
+namespace {
+
+/// Moves the wire workloads of `workloads` into the result.
+std::vector<std::string> take_wire(std::vector<std::string>& workloads) {
+  std::vector<std::string> wire;
+  auto i = std::stable_partition(
+    workloads.begin(), workloads.end(),
+    [](const std::string& w) { return w.rfind("wire-", 0) != 0; });
+  wire.assign(i, workloads.end());
+  workloads.erase(i, workloads.end());
+  return wire;
+}
+
+/// `-w wire-*`: the wire client's workloads (bench/wire/workloads.hpp).
+int run_wire(const bench_options& options,
+             const std::vector<std::string>& workloads, std::ostream& out,
+             std::ostream& err) {
+#  ifdef PODREF_HAVE_WIRE_BENCH
+  bench::wire_bench_options o;
+  for (const auto& w : workloads)
+    if (!bench::is_wire_workload(w)) {
+      err << "podref bench: unknown workload " << w << "\n";
+      return 2;
+    }
+  o.workloads = workloads;
+  o.objects = options.objects;
+  o.bytes = options.bytes;
+  o.events = options.events;
+  o.samples = options.samples;
+  o.qps = options.qps;
+  o.transport = options.transport;
+  // Each result is printed as soon as it is measured (JSON lines), or
+  // with those before it when a later workload fails (the table).
+  std::vector<bench::bench_result> done;
+  o.measured = [&](const bench::bench_result& r) {
+    done.push_back(r);
+    if (options.json)
+      bench::print_json(done, out, done.size() - 1);
+  };
+  int rc = 0;
+  try {
+    bench::run_wire_workloads(o);
+  } catch (const std::exception& e) {
+    err << "podref bench: " << e.what() << "\n";
+    rc = 1;
+  }
+  if (!options.json && !done.empty())
+    bench::print_table(done, out);
+  return rc;
+#  else
+  (void) options;
+  (void) workloads;
+  (void) out;
+  err << "podref bench: this podref was built without the wire room\n";
+  return 1;
+#  endif
+}
+
+} // namespace
+
 int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
   auto workloads = options.workloads;
-  if (take_soak(workloads)) {
+  if (take(workloads, "apiserver")) {
+    bench::apiserver_bench_options a;
+    a.watches = options.watches;
+    a.watchers = options.watchers;
+    a.connections = options.connections;
+    a.seconds = options.seconds;
+    a.json = options.json;
+    if (auto rc = bench::run_apiserver_bench(a, out, err);
+        rc != 0 || workloads.empty())
+      return rc;
+  }
+  if (take(workloads, "soak")) {
     if (auto rc = run_soak(options, out, err); rc != 0 || workloads.empty())
+      return rc;
+  }
+  auto wire = take_wire(workloads);
+  if (!wire.empty()) {
+    if (auto rc = run_wire(options, wire, out, err); rc != 0 || workloads.empty())
       return rc;
   }
   bench::bench_options opts;
@@ -171,7 +284,7 @@ int run_bench_command(const bench_options& options, std::ostream& out,
 int run_bench_command(const bench_options& options, std::ostream& out,
                       std::ostream& err) {
   auto workloads = options.workloads;
-  if (take_soak(workloads) && workloads.empty())
+  if (take(workloads, "soak") && workloads.empty())
     return run_soak(options, out, err);
   err << "podref bench: this podref was built without benchmarks "
          "(PODREF_BUILD_BENCH=OFF)\n";

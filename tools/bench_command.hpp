@@ -46,6 +46,18 @@ struct bench_options {
   std::string plot;
   /// Manifests of the soak's node simulation.
   std::string manifests = "examples/manifests";
+  // -- the wire workloads (bench/wire/workloads.hpp) --------------------------
+  std::size_t objects = 10000;
+  std::size_t bytes = 1024;
+  std::size_t events = 10;
+  std::size_t samples = 2000;
+  double qps = 0;
+  std::string transport = "h2-tls";
+  /// `-w apiserver`: watches held open, watchers of the fan-out, and the
+  /// client's HTTP/2 connections.
+  std::size_t watches = 100000;
+  std::size_t watchers = 1000;
+  std::size_t connections = 8;
 };
 
 /// Registers the `bench` subcommand on `app`, bound to `options`.

@@ -11,7 +11,6 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
-#include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
 #include "node_endpoint.hpp"
@@ -21,6 +20,7 @@
 #include "podref/runtime/cluster.hpp"
 #include "podref/runtime/runtime.hpp"
 #include "podref/wire/kubeconfig.hpp"
+#include "podref/wire/metric_family.hpp"
 
 namespace podref::cli {
 
@@ -50,40 +50,19 @@ const char* event_name(node_agent_event::kind k) {
   return "unknown";
 }
 
-prometheus::MetricFamily family(const std::string& name,
-                                const std::string& help,
-                                prometheus::MetricType type) {
-  prometheus::MetricFamily f;
-  f.name = name;
-  f.help = help;
-  f.type = type;
-  return f;
-}
-
-void add_value(prometheus::MetricFamily& f, double value,
-               std::vector<prometheus::ClientMetric::Label> labels = {}) {
-  prometheus::ClientMetric m;
-  m.label = std::move(labels);
-  if (f.type == prometheus::MetricType::Counter)
-    m.counter.value = value;
-  else
-    m.gauge.value = value;
-  f.metric.push_back(std::move(m));
-}
-
 std::string metrics_text(const node_agent_stats& st, const cluster_stats& cs,
                          const std::string& host) {
   using prometheus::MetricType;
   std::vector<prometheus::MetricFamily> out;
   auto gauge = [&](const std::string& name, const std::string& help,
                    double v) {
-    out.push_back(family(name, help, MetricType::Gauge));
-    add_value(out.back(), v);
+    out.push_back(wire::metric_family(name, help, MetricType::Gauge));
+    wire::add_sample(out.back(), v);
   };
   auto counter = [&](const std::string& name, const std::string& help,
                      double v) {
-    out.push_back(family(name, help, MetricType::Counter));
-    add_value(out.back(), v);
+    out.push_back(wire::metric_family(name, help, MetricType::Counter));
+    wire::add_sample(out.back(), v);
   };
   gauge("kubelet_running_pods",
         "Pods registered with the secret and configmap managers.",
@@ -114,14 +93,14 @@ std::string metrics_text(const node_agent_stats& st, const cluster_stats& cs,
           "Failed lists and watches of the node's pods.",
           static_cast<double>(st.source_failures));
   // client-go's request counter, as the kubelet exposes it.
-  out.push_back(family("rest_client_requests_total",
+  out.push_back(wire::metric_family("rest_client_requests_total",
                        "Number of HTTP requests, partitioned by status code, "
                        "method, and host.",
                        MetricType::Counter));
   for (const auto& [key, n] : cs.requests) {
     auto sp = key.find(' ');
     auto code = key.substr(sp + 1);
-    add_value(out.back(), static_cast<double>(n),
+    wire::add_sample(out.back(), static_cast<double>(n),
               {{"code", code == "0" ? "<error>" : code},
                {"host", host},
                {"method", key.substr(0, sp)}});

@@ -9,6 +9,8 @@
 #include "podref/version.hpp"
 #include "apiserver_command.hpp"
 #include "bench_command.hpp"
+#include "get_command.hpp"
+#include "hollow_command.hpp"
 #include "node_command.hpp"
 #include "refs_command.hpp"
 #include "simulate_command.hpp"
@@ -54,6 +56,10 @@ int main(int argc, char** argv) {
   auto* apiserver_cmd = podref::cli::add_apiserver_command(app, apiserver);
   podref::cli::node_options node;
   auto* node_cmd = podref::cli::add_node_command(app, node);
+  podref::cli::get_options get;
+  auto* get_cmd = podref::cli::add_get_command(app, get);
+  podref::cli::hollow_options hollow;
+  auto* hollow_cmd = podref::cli::add_hollow_command(app, hollow);
 
   try {
     app.parse(argc, argv);
@@ -71,5 +77,9 @@ int main(int argc, char** argv) {
     return podref::cli::run_apiserver_command(apiserver, std::cout, std::cerr);
   if (*node_cmd)
     return podref::cli::run_node_command(node, std::cout, std::cerr);
+  if (*get_cmd)
+    return podref::cli::run_get_command(get, std::cout, std::cerr);
+  if (*hollow_cmd)
+    return podref::cli::run_hollow_command(hollow, std::cout, std::cerr);
   return 0;
 }

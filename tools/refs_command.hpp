@@ -23,6 +23,11 @@ struct refs_options {
   std::vector<std::string> files;
   /// Print one JSON object per line instead of a table.
   bool json = false;
+  /// Instead of files: the pods of a namespace of a cluster (any of the
+  /// three set selects it; the namespace defaults to the context's).
+  std::string kubeconfig;
+  std::string context;
+  std::string ns;
 };
 
 /// Registers the `refs` subcommand on `app` and binds its arguments to
@@ -32,7 +37,8 @@ CLI::App* add_refs_command(CLI::App& app, refs_options& options);
 
 /// Runs `podref refs`: results go to `out`, diagnostics to `err`. Every file is
 /// processed even when an earlier one fails. Returns the exit status: 1 if any
-/// file failed to decode, else 0.
+/// file failed to decode (or the cluster could not be read, or one of its
+/// pods was rejected), 2 for files and cluster flags together, else 0.
 int run_refs_command(const refs_options& options, std::ostream& out,
                      std::ostream& err);
 

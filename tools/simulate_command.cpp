@@ -16,8 +16,13 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <caf/actor.hpp>
+
 #include "podref/manifest/manifest.hpp"
 #include "podref/messages/strategy.hpp"
+#include "podref/runtime/api_server.hpp"
+#include "podref/runtime/runtime.hpp"
+#include "podref/wire/http_server.hpp"
 #include "simulation/simulation.hpp"
 
 namespace podref::cli {
@@ -279,6 +284,13 @@ CLI::App* add_simulate_command(CLI::App& app, simulate_options& options) {
     ->capture_default_str();
   cmd->add_flag("--json", options.json,
                 "Print the summary as one JSON object");
+  cmd->add_option("--serve", options.front.listen,
+                  "Serve the simulation's API server over the Kubernetes "
+                  "REST API on ADDRESS:PORT while it runs (as `podref "
+                  "apiserver`: a loopback address without TLS; port 0 "
+                  "picks one)")
+    ->type_name("ADDRESS:PORT");
+  add_front_flags(*cmd, options.front);
   return cmd;
 }
 
@@ -314,7 +326,34 @@ int run_simulate_command(const simulate_options& options, std::ostream& out,
                  p.pods_arrived, p.pods_left, p.reads, p.updates);
       err.flush();
     };
-  auto summary = run_simulation(config, *input, progress);
+  serve_hook serve;
+  if (!options.front.listen.empty()) {
+    // The URL goes where the summary does not (a --json summary is one
+    // JSON object on standard output).
+    std::ostream& notes = options.json ? err : out;
+    serve = [&](runtime& rt, api_server& api)
+      -> result<std::shared_ptr<void>> {
+      auto front = start_front(rt.system(), api.current_actor(),
+                               options.front, false, notes);
+      if (!front)
+        return error_info{front.error().code,
+                          "cannot serve: " + front.error().message};
+      return std::shared_ptr<void>{std::move(front).value()};
+    };
+  } else if ((!options.front.kubeconfig.empty()
+                 || !options.front.tls_dir.empty()
+                 || !options.front.tls_cert.empty())) {
+    err << "podref: simulate: --write-kubeconfig and the TLS flags need "
+           "--serve\n";
+    return 2;
+  }
+  auto summary = run_simulation(config, *input, progress, serve);
+  if (!summary.aborted.empty()) {
+    if (tty)
+      err << "\r\x1b[K";
+    err << "podref: simulate: " << summary.aborted << '\n';
+    return 1;
+  }
   if (tty) {
     // Clears the progress line.
     err << "\r\x1b[K";

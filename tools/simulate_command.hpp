@@ -10,9 +10,7 @@
 #include <iosfwd>
 #include <string>
 
-namespace CLI {
-class App;
-} // namespace CLI
+#include "served_front.hpp"
 
 namespace podref::cli {
 
@@ -42,6 +40,14 @@ struct simulate_options {
   double fault_period = 0;
   /// Print the summary as one JSON object instead of a table.
   bool json = false;
+  /// --serve ADDRESS:PORT (front.listen; empty: not served) and the TLS,
+  /// credential and kubeconfig flags of `podref apiserver`.
+  front_options front = [] {
+    front_options f;
+    f.listen.clear();
+    f.listen_flag = "--serve";
+    return f;
+  }();
 };
 
 /// Registers the `simulate` subcommand on `app` and binds its arguments to

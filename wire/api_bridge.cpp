@@ -40,7 +40,7 @@ std::string field_of(const api_object& obj, const std::string& field) {
   if (auto s = obj.as_secret(); s && field == "type")
     return s->type;
   if (obj.kind() == resource::pods && field == "spec.nodeName")
-    return string_at(opaque_fields(obj), {"spec", "nodeName"});
+    return pod_node_name(obj);
   return {};
 }
 
@@ -403,8 +403,11 @@ watch_start start_of(const route& r) {
 }
 
 caf::behavior watch_actor(caf::event_based_actor* self,
-                          memory_api_server_actor server, api_call call,
+                          memory_api_server_actor server, api_call request,
                           std::shared_ptr<watch_callbacks> cb) {
+  // One copy of the request for every handler (a watch lives long, and
+  // 100k of them are many copies).
+  auto call = std::make_shared<const api_call>(std::move(request));
   auto ended = std::make_shared<bool>(false);
   auto end = [self, cb, ended] {
     if (!*ended) {
@@ -416,12 +419,12 @@ caf::behavior watch_actor(caf::event_based_actor* self,
   // timeoutSeconds counts from the request; 0 means none, as for the real
   // server (which then picks its own, 30 to 60 minutes).
   std::optional<std::chrono::milliseconds> deadline;
-  if (call.r.timeout_seconds && *call.r.timeout_seconds > 0)
-    deadline = std::chrono::seconds(*call.r.timeout_seconds);
+  if (call->r.timeout_seconds && *call->r.timeout_seconds > 0)
+    deadline = std::chrono::seconds(*call->r.timeout_seconds);
   if (deadline)
     self->delayed_send(self, *deadline, deadline_atom::value);
-  if (call.r.allow_bookmarks) {
-    const auto& timing = call.bookmarks;
+  if (call->r.allow_bookmarks) {
+    const auto& timing = call->bookmarks;
     if (timing.interval.count() > 0)
       self->delayed_send(self, timing.interval, bookmark_tick_atom::value,
                          false);
@@ -430,13 +433,13 @@ caf::behavior watch_actor(caf::event_based_actor* self,
                          bookmark_tick_atom::value, true);
   }
   auto me = caf::actor_cast<watcher_actor>(self);
-  auto ns = scope_namespace(call.r);
-  auto name = call.r.field_name && !ns.empty() ? *call.r.field_name
+  auto ns = scope_namespace(call->r);
+  auto name = call->r.field_name && !ns.empty() ? *call->r.field_name
                                                : std::string{};
   auto on_error = [cb, end, call](caf::error& err) {
     auto info = from_caf_error(err, error_info{errc::unavailable,
                                                caf::to_string(err)});
-    auto status = status_of(info, call.r.res, call.r.name);
+    auto status = status_of(info, call->r.res, call->r.name);
     cb->on_line(encode_watch_line("ERROR", info.code == errc::expired
                                              ? expired_watch_status(
                                                info.message)
@@ -444,7 +447,7 @@ caf::behavior watch_actor(caf::event_based_actor* self,
     end();
   };
   auto progress = std::make_shared<watch_progress>();
-  bool initial = call.r.send_initial_events.value_or(false);
+  bool initial = call->r.send_initial_events.value_or(false);
   auto on_open = [self, server, call, progress, initial](watch_id id) {
     progress->id = id;
     if (initial) {
@@ -458,26 +461,26 @@ caf::behavior watch_actor(caf::event_based_actor* self,
                on_error](const std::string& from) {
     if (!name.empty())
       self
-        ->request(server, caf::infinite, watch_atom::value, call.r.res, ns,
+        ->request(server, caf::infinite, watch_atom::value, call->r.res, ns,
                   name, from, me)
         .then(on_open, on_error);
     else
       self
-        ->request(server, caf::infinite, watch_ns_atom::value, call.r.res, ns,
+        ->request(server, caf::infinite, watch_ns_atom::value, call->r.res, ns,
                   from, me)
         .then(on_open, on_error);
   };
-  auto start = start_of(call.r);
+  auto start = start_of(call->r);
   if (!start.needs_version) {
     open(start.from);
   } else {
     self
-      ->request(server, caf::infinite, list_at_atom::value, call.r.res, ns,
+      ->request(server, caf::infinite, list_at_atom::value, call->r.res, ns,
                 name, std::string{}, false)
       .then(
         [cb, end, call, open, initial](list_result& now) {
           auto version = number_of(now.resource_version).value_or(0);
-          auto asked = number_of(call.r.resource_version).value_or(0);
+          auto asked = number_of(call->r.resource_version).value_or(0);
           if (initial && asked > version) {
             cb->on_line(encode_watch_line(
               "ERROR", too_large_version_status(asked, version).body));
@@ -496,16 +499,16 @@ caf::behavior watch_actor(caf::event_based_actor* self,
         progress->awaiting_initial_end = false;
         // Without allowWatchBookmarks the request is valid, but the end
         // of the initial events is never marked (as upstream).
-        if (call.r.allow_bookmarks)
+        if (call->r.allow_bookmarks)
           cb->on_line(encode_watch_line(
-            "BOOKMARK", encode_bookmark(call.r.res, ev.resource_version,
+            "BOOKMARK", encode_bookmark(call->r.res, ev.resource_version,
                                         true)));
         return;
       }
-      if (ev.type == watch_event_type::bookmark && !call.r.allow_bookmarks)
+      if (ev.type == watch_event_type::bookmark && !call->r.allow_bookmarks)
         return;
-      if (auto out = progress->selected.filter(call.r, ev))
-        cb->on_line(event_line(call, *out, progress->first_table));
+      if (auto out = progress->selected.filter(call->r, ev))
+        cb->on_line(event_line(*call, *out, progress->first_table));
     },
     [cb, end, call](w_end_atom, watch_id, const caf::error& err) {
       if (err) {
@@ -521,7 +524,7 @@ caf::behavior watch_actor(caf::event_based_actor* self,
       if (progress->id)
         self->send(server, w_mark_atom::value, *progress->id, false);
       if (!last)
-        self->delayed_send(self, call.bookmarks.interval,
+        self->delayed_send(self, call->bookmarks.interval,
                            bookmark_tick_atom::value, false);
     },
     [end](deadline_atom) { end(); },

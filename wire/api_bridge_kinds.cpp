@@ -1,5 +1,6 @@
 // The bridge's Pod and Namespace specifics (api_bridge_kinds.hpp).
 #include "podref/wire/detail/api_bridge_kinds.hpp"
+#include "podref/wire/detail/json_object.hpp"
 
 #include <chrono>
 #include <memory>
@@ -201,7 +202,7 @@ void send_namespace_delete(caf::event_based_actor* self,
         auto x = *update.as_opaque();
         auto fields = opaque_fields(update);
         fields["status"]["phase"] = "Terminating";
-        x.body = fields.dump();
+        x.body = json_text(fields);
         update = api_object{resource::namespaces,
                             std::make_shared<opaque_object>(std::move(x))};
         if (call.write.dry_run) {

@@ -10,11 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "podref/manifest/manifest.hpp"
 #include "podref/messages/base64.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
-#include "podref/wire/detail/protobuf_namespace.hpp"
 
 namespace podref::wire {
 
@@ -27,66 +25,6 @@ json string_map(const std::map<std::string, std::string>& xs, bool base64) {
   for (const auto& [k, v] : xs)
     result[k] = base64 ? encode_base64(v) : v;
   return result;
-}
-
-/// The decoder's messages start with "<file>: document N: "; a Status
-/// names the field only.
-/// A key as quoted in an error: keys are names, not values, but a client
-/// chooses their length.
-std::string quoted_key(const std::string& key) {
-  constexpr std::size_t shown = 64;
-  if (key.size() <= shown)
-    return key;
-  return key.substr(0, shown) + "...";
-}
-
-/// The real server's check of a data key (IsConfigMapKey): 253 characters
-/// at most, of [-._a-zA-Z0-9], and neither "." nor "..". The first bad key
-/// of `keys`, as "FIELD[KEY]: Invalid value: ...", or nullopt.
-template <class Map>
-std::optional<std::string> bad_data_key(const char* field, const Map& keys) {
-  for (const auto& [key, value] : keys) {
-    std::string why;
-    if (key.size() > 253)
-      why = "must be no more than 253 characters";
-    else if (key.empty() || key.find_first_not_of(
-                              "-._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
-                              "QRSTUVWXYZ0123456789")
-                              != std::string::npos)
-      why = "a valid config key must consist of alphanumeric characters, "
-            "'-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
-            "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
-    else if (key == "." || key == "..")
-      why = "must not be '" + key + "'";
-    else
-      continue;
-    auto shown = quoted_key(key);
-    return std::string{field} + "[" + shown + "]: Invalid value: \"" + shown
-           + "\": " + why;
-  }
-  return std::nullopt;
-}
-
-/// The first bad data key of `obj`, checked as the real server does.
-std::optional<std::string> bad_data_key(const api_object& obj) {
-  if (auto s = obj.as_secret()) {
-    if (auto bad = bad_data_key("data", s->data))
-      return bad;
-    return bad_data_key("stringData", s->string_data);
-  }
-  auto c = obj.as_config_map();
-  if (auto bad = bad_data_key("data", c->data))
-    return bad;
-  return bad_data_key("binaryData", c->binary_data);
-}
-
-std::string field_message(const std::string& message) {
-  constexpr std::string_view marker = ": document ";
-  auto at = message.find(marker);
-  if (at == std::string::npos)
-    return message;
-  auto colon = message.find(": ", at + marker.size());
-  return colon == std::string::npos ? message : message.substr(colon + 2);
 }
 
 } // namespace
@@ -110,76 +48,6 @@ api_object normalize_object(const api_object& obj, const std::string& ns) {
   auto copy = std::make_shared<config_map>(*obj.as_config_map());
   copy->metadata.ns = ns;
   return api_object{config_map_ptr{std::move(copy)}};
-}
-
-namespace {
-
-bool media_type_is(std::string_view content_type, std::string_view type) {
-  auto semi = content_type.find(';');
-  auto base = content_type.substr(0, semi);
-  while (!base.empty() && base.back() == ' ')
-    base.remove_suffix(1);
-  return base == type;
-}
-
-/// The checks a JSON body needs before decoding: syntax, kind, namespace
-/// and name against the path.
-std::optional<api_status> check_json(resource res, std::string_view body,
-                                     const std::string& path_ns,
-                                     const std::string& path_name,
-                                     std::string& body_name, json& doc) {
-  auto kind = std::string{kind_name(res)};
-  doc = json::parse(body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object())
-    return bad_request_status("the object provided is unrecognized (must be "
-                              "of type " + kind
-                              + "): couldn't get version/kind; json parse "
-                                "error: unexpected end of JSON input");
-  auto k = doc.find("kind");
-  if (k == doc.end() || !k->is_string() || k->get<std::string>().empty())
-    return bad_request_status("Object 'Kind' is missing in '"
-                              + std::string{body.substr(0, 64)} + "'");
-  if (auto given = k->get<std::string>(); given != kind)
-    return bad_request_status(given + " in version \"v1\" cannot be handled "
-                              "as a " + kind + ": converting (v1." + given
-                              + ") to (core." + kind
-                              + "): unknown conversion");
-  auto meta = doc.find("metadata");
-  if (meta == doc.end() || !meta->is_object())
-    return std::nullopt;
-  auto ns = meta->find("namespace");
-  if (is_namespaced(res) && ns != meta->end() && ns->is_string()
-      && !ns->get<std::string>().empty() && ns->get<std::string>() != path_ns)
-    return bad_request_status("the namespace of the provided object does not "
-                              "match the namespace sent on the request");
-  auto name = meta->find("name");
-  if (name != meta->end() && name->is_string())
-    body_name = name->get<std::string>();
-  if (!path_name.empty() && name != meta->end() && name->is_string()
-      && name->get<std::string>() != path_name)
-    return bad_request_status("the name of the object ("
-                              + name->get<std::string>()
-                              + ") does not match the name on the URL ("
-                              + path_name + ")");
-  return std::nullopt;
-}
-
-} // namespace
-
-std::string_view kind_name(resource res) noexcept {
-  switch (res) {
-    case resource::secrets:
-      return "Secret";
-    case resource::config_maps:
-      return "ConfigMap";
-    case resource::pods:
-      return "Pod";
-    case resource::nodes:
-      return "Node";
-    case resource::namespaces:
-      return "Namespace";
-  }
-  return "Secret";
 }
 
 std::vector<std::string> initial_namespaces() {
@@ -254,7 +122,7 @@ nlohmann::ordered_json object_json(const api_object& obj, bool with_type) {
 } // namespace detail
 
 std::string encode_object(const api_object& obj) {
-  return detail::object_json(obj, true).dump();
+  return detail::json_text(detail::object_json(obj, true));
 }
 
 std::string encode_list(resource res, const std::vector<api_object>& items,
@@ -267,7 +135,7 @@ std::string encode_list(resource res, const std::vector<api_object>& items,
   for (const auto& item : items)
     xs.push_back(detail::object_json(item, false));
   x["items"] = std::move(xs);
-  return x.dump();
+  return detail::json_text(x);
 }
 
 std::string encode_watch_line(std::string_view type,
@@ -318,90 +186,6 @@ std::string new_uid() {
                 static_cast<unsigned>(b >> 48),
                 static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return buf;
-}
-
-decoded_body decode_request_body(resource res, std::string_view content_type,
-                                 std::string_view body,
-                                 const std::string& path_ns,
-                                 const std::string& path_name) {
-  bool is_json = media_type_is(content_type, "application/json");
-  std::string from_protobuf;
-  if (res == resource::namespaces
-      && media_type_is(content_type, "application/vnd.kubernetes.protobuf")) {
-    auto converted = detail::namespace_from_protobuf(body);
-    if (!converted.error.empty())
-      return {{}, bad_request_status(converted.error)};
-    from_protobuf = std::move(converted.json);
-    body = from_protobuf;
-    is_json = true;
-  }
-  if (!is_json && !media_type_is(content_type, "application/yaml"))
-    return {{}, unsupported_media_status()};
-  auto body_name = path_name;
-  // A JSON body is parsed once here; a YAML body's document comes back
-  // from the manifest decoder.
-  json parsed;
-  if (is_json)
-    if (auto failure = check_json(res, body, path_ns, path_name, body_name,
-                                  parsed))
-      return {{}, std::move(failure)};
-  if (res != resource::secrets && res != resource::config_maps) {
-    // Pods, Nodes and Namespaces are kept as JSON (opaque_object.hpp).
-    if (!is_json)
-      return {{}, unsupported_media_status()};
-    auto decoded = detail::decode_opaque_body(res, body, path_ns);
-    if (!decoded.failure && decoded.object.meta().name.empty()
-        && !detail::named_by_server(decoded.object, path_name))
-      return {{}, invalid_status(res, "", "metadata.name: Required value: "
-                                          "name or generateName is required")};
-    // A Pod or Node must also be one the engine's decoder takes (its
-    // names, references and bounds), so that what the front stores, the
-    // engine and `--load` read alike.
-    if (!decoded.failure && res != resource::namespaces) {
-      auto checked = decode_manifest(body, "request body");
-      if (!checked.ok())
-        return {{}, invalid_status(res, decoded.object.meta().name,
-                                   field_message(checked.errors.front()))};
-    }
-    return decoded;
-  }
-  manifest_limits limits;
-  limits.keep_documents = !is_json;
-  auto decoded = decode_manifest(body, "request body", limits);
-  if (!decoded.ok())
-    return {{}, invalid_status(res, body_name,
-                               field_message(decoded.errors.front()))};
-  if (decoded.objects.size() != 1)
-    return {{}, bad_request_status("the request body must hold one "
-                                   + std::string{kind_name(res)})};
-  api_object obj;
-  const auto& x = decoded.objects.front().object;
-  if (res == resource::secrets && std::holds_alternative<secret_ptr>(x))
-    obj = std::get<secret_ptr>(x);
-  else if (res == resource::config_maps
-           && std::holds_alternative<config_map_ptr>(x))
-    obj = std::get<config_map_ptr>(x);
-  else
-    return {{}, bad_request_status(decoded.objects.front().kind
-                                   + " in version \"v1\" cannot be handled as a "
-                                   + std::string{kind_name(res)})};
-  if (!is_json && decoded.documents.size() == 1)
-    parsed = json::parse(decoded.documents.front(), nullptr, false);
-  auto server = detail::server_metadata_of(parsed);
-  if (server.failure)
-    return {{}, std::move(server.failure)};
-  obj = detail::with_server_metadata(obj, std::move(server.metadata));
-  if (obj.meta().name.empty() && !detail::named_by_server(obj, path_name))
-    return {{}, invalid_status(res, "", "metadata.name: Required value: name "
-                                        "or generateName is required")};
-  if (!path_name.empty() && obj.meta().name != path_name)
-    return {{}, bad_request_status("the name of the object ("
-                                   + obj.meta().name
-                                   + ") does not match the name on the URL ("
-                                   + path_name + ")")};
-  if (auto bad = bad_data_key(obj))
-    return {{}, invalid_status(res, obj.meta().name, *bad)};
-  return {normalize_object(obj, path_ns), std::nullopt};
 }
 
 api_object stamp_new(const api_object& obj,

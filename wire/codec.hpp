@@ -7,13 +7,16 @@
 // managedFields are not kept. List items carry no kind and apiVersion, as
 // the real server's lists.
 //
-// Request bodies are decoded with the manifest decoder's public API
-// (decode_manifest), so that the decoder's and the server's rules agree; the
-// codec adds what belongs to a request: the media type, the kind of the
-// path, the namespace and name of the path, stringData folded into data.
+// Request bodies (wire/request_body.cpp) are decoded with the manifest
+// decoder's public API (decode_manifest) and checked with the API server's
+// validation (messages/object_validation.hpp), the decoder's own, so that
+// the decoder's and the server's rules agree; the codec adds what belongs to
+// a request: the media type, the kind of the path, the namespace and name
+// of the path, stringData folded into data, the unknown fields.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,9 +28,6 @@
 #include "podref/wire/status.hpp"
 
 namespace podref::wire {
-
-/// "Secret" / "ConfigMap" / "Pod" / "Node" / "Namespace".
-std::string_view kind_name(resource res) noexcept;
 
 /// The namespaces a new API server has: default, kube-node-lease,
 /// kube-public, kube-system.
@@ -62,22 +62,42 @@ std::string format_timestamp(std::chrono::system_clock::time_point t);
 /// A random (version 4) UUID, as the API server gives every new object.
 std::string new_uid();
 
+/// Most unknown fields one body reports (the rest are dropped unnamed).
+constexpr std::size_t max_unknown_fields = 100;
+
 /// A decoded request body: the object, or the Status that refuses it.
 struct decoded_body {
   api_object object;
   std::optional<api_status> failure;
+  /// The fields of a Secret or ConfigMap body its type does not have
+  /// (`bogus`, `metadata.bogus`), at most max_unknown_fields, for
+  /// fieldValidation; decoding dropped them.
+  std::vector<std::string> unknown_fields = {};
 };
 
 /// Decodes the body of a POST (path_name empty) or PUT to
 /// /api/v1/namespaces/`path_ns`/RES[/`path_name`]: application/json or
-/// application/yaml of the kind `res` (a Namespace also as protobuf, see
-/// wire/detail/protobuf_namespace.hpp); otherwise 415. A body without a
-/// namespace takes the path's; a different namespace or name is a 400,
-/// a field the decoder refuses a 422.
+/// application/yaml of the kind `res` (a Secret, ConfigMap or Namespace also
+/// as protobuf, see wire/detail/protobuf_body.hpp); otherwise 415. A body
+/// without a namespace takes the path's; a different namespace or name is
+/// a 400, and so is a body that does not decode as its kind (a field of the
+/// wrong type, base64 Go would not decode: `Secret in version "v1" cannot
+/// be handled as a Secret: illegal base64 data at input byte 3`). The
+/// decoded object is then checked as the API server validates it
+/// (messages/object_validation.hpp): 422 with every problem as a cause.
 decoded_body decode_request_body(resource res, std::string_view content_type,
                                  std::string_view body,
                                  const std::string& path_ns,
                                  const std::string& path_name);
+
+/// `unknown field "bogus"`, as a strict decoder and a Warning name it.
+std::string unknown_field_text(const std::string& field);
+
+/// fieldValidation=Strict's 400 for `unknown` fields: `Secret in version
+/// "v1" cannot be handled as a Secret: strict decoding error: unknown field
+/// "bogus"` (several joined with ", ").
+api_status strict_decoding_status(resource res,
+                                  const std::vector<std::string>& unknown);
 
 /// `obj` as the API server stores it in namespace `ns`: stringData folded
 /// into data (stringData wins) and a Secret's empty type made "Opaque".

@@ -1,4 +1,5 @@
 #include "podref/wire/continue_token.hpp"
+#include "podref/wire/detail/json_object.hpp"
 
 #include <utility>
 
@@ -48,7 +49,7 @@ std::string encode_continue(const continue_token& token) {
   x["v"] = token_version;
   x["rv"] = token.rv;
   x["start"] = token.start;
-  auto text = encode_base64(x.dump());
+  auto text = encode_base64(detail::json_text(x));
   while (!text.empty() && text.back() == '=')
     text.pop_back();
   for (auto& c : text)

@@ -1,6 +1,7 @@
 // The discovery documents kubectl reads before any request: /version, the
 // legacy /api (APIVersions), /apis (an empty APIGroupList) and /api/v1
-// (APIResourceList of the resources served here), and the health checks.
+// (APIResourceList of the resources served here), or the aggregated /api and
+// /apis (APIGroupDiscoveryList), and the health checks.
 // Shapes as the real server's (discovery/ transcripts), trimmed to v1
 // Secrets and ConfigMaps and the verbs this server takes.
 //
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace podref::wire {
 
@@ -26,6 +28,39 @@ std::string api_groups_document();
 
 /// /api/v1: secrets and configmaps.
 std::string api_resources_document();
+
+// -- aggregated discovery (wire/aggregated_discovery.cpp) -----------------------
+
+/// The Content-Type of an aggregated discovery document.
+inline constexpr const char* aggregated_discovery_type
+  = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as="
+    "APIGroupDiscoveryList";
+
+/// What an Accept header asks of /api and /apis.
+enum class discovery_form {
+  /// APIVersions / APIGroupList (no Accept, application/json, */*).
+  legacy,
+  /// APIGroupDiscoveryList, apidiscovery.k8s.io/v2beta1.
+  aggregated,
+  /// Nothing podref serves: 406.
+  not_acceptable,
+};
+
+/// The first media range of `accept` (in its order; q-values are not
+/// weighed) that podref serves: aggregated v2beta1, as the recorded build
+/// (which knows no v2, GA in 1.30: kubectl 1.32 asks for v2, then v2beta1,
+/// then application/json), or plain JSON.
+discovery_form discovery_form_of(std::string_view accept);
+
+/// /api as an APIGroupDiscoveryList: the core group's v1 with the resources
+/// of api_resources_document().
+std::string aggregated_api_document();
+
+/// /apis as an APIGroupDiscoveryList: no groups.
+std::string aggregated_apis_document();
+
+/// 406 for an Accept podref cannot answer, with the real server's text.
+std::string not_acceptable_body();
 
 /// /openapi/v3: the index, pointing at /openapi/v3/api/v1 with its hash.
 std::string openapi_index_document();

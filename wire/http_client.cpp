@@ -1,12 +1,16 @@
-// libcurl multi on one I/O thread (http_client.hpp has the contract).
+// libcurl multi on an I/O loop (http_client.hpp has the contract).
 #include "podref/wire/http_client.hpp"
+
+#include "podref/wire/detail/exec_credential_cache.hpp"
+#include "podref/wire/detail/io_loop_client.hpp"
+#include "podref/wire/io_loop.hpp"
 
 #include <atomic>
 #include <cctype>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -43,9 +47,44 @@ std::string trim(std::string_view s) {
   return std::string{s};
 }
 
+/// An https URL's authority as written, its host (an IPv6 literal keeps
+/// its brackets), its port (443 when absent) and the rest (a path prefix).
+struct https_url {
+  std::string authority;
+  std::string host;
+  std::string port;
+  std::string rest;
+};
+
+std::optional<https_url> split_https(std::string_view url) {
+  constexpr std::string_view scheme = "https://";
+  if (!starts_with_nocase(url, scheme))
+    return std::nullopt;
+  url.remove_prefix(scheme.size());
+  https_url out;
+  auto slash = url.find('/');
+  out.authority = std::string{url.substr(0, slash)};
+  out.rest = slash == std::string_view::npos ? "" : std::string{url.substr(slash)};
+  std::string_view a = out.authority;
+  auto host_end = a.front() == '[' ? a.find(']') : a.find(':');
+  if (a.empty() || (a.front() == '[' && host_end == std::string_view::npos))
+    return std::nullopt;
+  if (a.front() == '[')
+    ++host_end;
+  out.host = std::string{a.substr(0, host_end)};
+  if (host_end < a.size()) {
+    if (a[host_end] != ':' || host_end + 1 == a.size())
+      return std::nullopt;
+    out.port = std::string{a.substr(host_end + 1)};
+  } else {
+    out.port = "443";
+  }
+  return out;
+}
+
 } // namespace
 
-struct http_client::impl {
+struct http_client::impl final : detail::loop_client {
   struct transfer {
     request_id id = 0;
     CURL* easy = nullptr;
@@ -68,6 +107,8 @@ struct http_client::impl {
     impl* owner = nullptr;
     std::string method = "GET";
     std::string body; // sent by POST (libcurl reads it in place)
+    /// The exec plugin's run whose credential this carries (0: none).
+    std::uint64_t exec_generation = 0;
 
     ~transfer() {
       if (easy)
@@ -84,13 +125,14 @@ struct http_client::impl {
     std::chrono::milliseconds timeout;
     std::string method = "GET";
     std::string body;
+    std::string content_type = "application/json";
   };
 
   client_config config;
   http_client_options options;
   CURLM* multi = nullptr;
-  std::thread thread;
-  std::atomic<bool> stopping{false};
+  /// Set while attached to the loop.
+  std::shared_ptr<io_loop> loop;
   std::atomic<request_id> next_id{1};
 
   // Guarded by queue_mutex: what the I/O thread drains.
@@ -103,6 +145,13 @@ struct http_client::impl {
   std::string token;
   std::chrono::steady_clock::time_point token_read_at{};
   bool token_stale = true;
+  /// Set when the config has an exec plugin.
+  std::unique_ptr<detail::exec_credential_cache> exec;
+  /// The server URL, its host replaced by tls-server-name when that is
+  /// set, and then how curl reaches the real host and what Host it sends.
+  std::string url_base;
+  curl_slist* connect_to = nullptr;
+  std::string host_header;
 
   // Connections for HTTP/2 (https, h2c). libcurl opens a connection for
   // every transfer that finds the others full, even when one just opened
@@ -140,22 +189,51 @@ struct http_client::impl {
   std::atomic<std::uint64_t> connects{0};
   std::atomic<std::uint64_t> http2_responses{0};
 
-  ~impl() {
+  ~impl() override {
     stop();
+    if (multi) // never attached
+      curl_multi_cleanup(multi);
+    curl_slist_free_all(connect_to);
   }
 
   void stop() {
-    if (!thread.joinable())
+    // Its runner wakes the loop for this client: it ends first.
+    exec.reset();
+    if (!loop)
       return;
-    stopping = true;
-    curl_multi_wakeup(multi);
-    thread.join();
+    loop->detach(*this);
+    loop.reset();
+  }
+
+  // -- detail::loop_client (the loop thread) ----------------------------------
+
+  CURLM* multi_handle() override {
+    return multi;
+  }
+
+  void on_queued() override {
+    drain_queue();
+  }
+
+  void on_progress() override {
+    int left = 0;
+    while (auto* msg = curl_multi_info_read(multi, &left))
+      if (msg->msg == CURLMSG_DONE)
+        finish(msg->easy_handle, msg->data.result);
+    if (admit_more && !deferred.empty())
+      admit_deferred();
+  }
+
+  void on_detach() override {
     for (auto& [id, t] : transfers)
       if (!t->deferred)
         curl_multi_remove_handle(multi, t->easy);
     transfers.clear();
-    curl_multi_cleanup(multi);
+    if (multi)
+      curl_multi_cleanup(multi);
     multi = nullptr;
+    curl_slist_free_all(connect_to); // after the handles that use it
+    connect_to = nullptr;
   }
 
   /// The bearer token for the next request: the configured one, or the
@@ -351,7 +429,7 @@ struct http_client::impl {
     t->max_body = options.max_body_bytes;
     t->easy = curl_easy_init();
     auto* e = t->easy;
-    auto url = config.server + q.path;
+    auto url = url_base + q.path;
     curl_easy_setopt(e, CURLOPT_URL, url.c_str());
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->detail);
@@ -385,7 +463,15 @@ struct http_client::impl {
     if (timeout.count() > 0)
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
                        static_cast<long>(timeout.count()));
+    // libcurl gives every transfer a receive buffer of this size (16 KiB
+    // by default) for its whole life: most of an idle watch's memory.
+    // Events are small and arrive a few at a time.
+    if (t->h.on_stream)
+      curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 1024L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (t->h.on_stream && options.stream_buffer_bytes > 0)
+      curl_easy_setopt(e, CURLOPT_BUFFERSIZE,
+                       static_cast<long>(options.stream_buffer_bytes));
     t->mux = multiplexed();
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &impl::on_open_socket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get());
@@ -393,6 +479,13 @@ struct http_client::impl {
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
     curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &impl::on_prereq);
     curl_easy_setopt(e, CURLOPT_PREREQDATA, t.get());
+    // With an exec plugin, its credential is the only one sent.
+    std::shared_ptr<const exec_credential> cred;
+    if (exec) {
+      auto snap = exec->current();
+      cred = std::move(snap.credential);
+      t->exec_generation = snap.generation;
+    }
     if (config.plain_http()) {
       // h2c's version is set by start().
       if (!t->mux)
@@ -408,25 +501,33 @@ struct http_client::impl {
                        config.ca_pem.size(), CURL_BLOB_COPY};
         curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
       }
-      if (!config.client_cert_pem.empty()) {
-        curl_blob cert{const_cast<char*>(config.client_cert_pem.data()),
-                       config.client_cert_pem.size(), CURL_BLOB_COPY};
-        curl_blob key{const_cast<char*>(config.client_key_pem.data()),
-                      config.client_key_pem.size(), CURL_BLOB_COPY};
+      const auto& cert_pem = cred ? cred->client_cert_pem
+                                  : config.client_cert_pem;
+      const auto& key_pem = cred ? cred->client_key_pem
+                                 : config.client_key_pem;
+      if (!cert_pem.empty()) {
+        curl_blob cert{const_cast<char*>(cert_pem.data()), cert_pem.size(),
+                       CURL_BLOB_COPY};
+        curl_blob key{const_cast<char*>(key_pem.data()), key_pem.size(),
+                      CURL_BLOB_COPY};
         curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
         curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
         curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
         curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
       }
+      if (connect_to) {
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
+        t->headers = curl_slist_append(t->headers, host_header.c_str());
+      }
     }
     t->headers = curl_slist_append(t->headers, "Accept: application/json");
     if (!t->body.empty())
-      t->headers = curl_slist_append(t->headers,
-                                     "Content-Type: application/json");
+      t->headers = curl_slist_append(
+        t->headers, ("Content-Type: " + q.content_type).c_str());
     // Never over plain http (start() refuses such a config; this keeps it
     // true however the config was built).
     if (!config.plain_http()) {
-      const auto& tok = current_token();
+      const auto& tok = cred ? cred->token : current_token();
       if (!tok.empty())
         t->headers = curl_slist_append(
           t->headers, ("Authorization: Bearer " + tok).c_str());
@@ -481,8 +582,11 @@ struct http_client::impl {
                      : t->detail[0] != '\0'
                        ? std::string{t->detail}
                        : std::string{curl_easy_strerror(code)};
-    if (t->res.status == 401)
+    if (t->res.status == 401) {
       token_stale = true;
+      if (exec)
+        exec->unauthorized(t->exec_generation);
+    }
     {
       // A transfer that failed (even after its status line) counts as 0.
       auto code_seen = t->res.error.empty() ? t->res.status : 0;
@@ -506,25 +610,6 @@ struct http_client::impl {
     for (auto id : cancels)
       cancel_now(id);
   }
-
-  void run() {
-    while (!stopping) {
-      drain_queue();
-      int running = 0;
-      curl_multi_perform(multi, &running);
-      int left = 0;
-      while (auto* msg = curl_multi_info_read(multi, &left))
-        if (msg->msg == CURLMSG_DONE)
-          finish(msg->easy_handle, msg->data.result);
-      if (stopping)
-        break;
-      if (admit_more && !deferred.empty()) {
-        admit_deferred();
-        continue; // run what was admitted before waiting
-      }
-      curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
-    }
-  }
 };
 
 http_client::http_client(std::unique_ptr<impl> x) : impl_(std::move(x)) {
@@ -540,17 +625,9 @@ http_client::start(const client_config& config,
                    const http_client_options& options) {
   auto where = config.origin.empty() ? std::string{"client config"}
                                      : config.origin;
-  if (config.exec)
-    return error_info{errc::invalid_argument,
-                      where + ": exec: credential plugins are not supported "
-                              "by podref's wire client yet"};
-  if (!config.tls_server_name.empty())
-    return error_info{errc::invalid_argument,
-                      where + ": tls-server-name: not supported by podref's "
-                              "wire client yet"};
   if (config.plain_http()
       && (!config.token.empty() || !config.token_file.empty()
-          || !config.client_cert_pem.empty()))
+          || !config.client_cert_pem.empty() || config.exec))
     return error_info{errc::invalid_argument,
                       where + ": server " + config.server
                         + ": credentials are never sent over plain http"};
@@ -560,9 +637,35 @@ http_client::start(const client_config& config,
   auto x = std::make_unique<impl>();
   x->config = config;
   x->options = options;
+  x->url_base = config.server;
+  if (!config.tls_server_name.empty() && !config.plain_http()) {
+    // curl verifies and names (SNI) the URL's host: the URL names
+    // tls-server-name, CONNECT_TO dials the real host, and Host stays the
+    // server's, as client-go sends it.
+    auto url = split_https(config.server);
+    if (!url)
+      return error_info{errc::invalid_argument,
+                        where + ": server " + config.server
+                          + ": not a URL tls-server-name can apply to"};
+    auto name = config.tls_server_name.find(':') == std::string::npos
+                  ? config.tls_server_name
+                  : "[" + config.tls_server_name + "]";
+    x->url_base = "https://" + name + ":" + url->port + url->rest;
+    x->connect_to = curl_slist_append(
+      nullptr, (name + ":" + url->port + ":" + url->host + ":" + url->port)
+                 .c_str());
+    x->host_header = "Host: " + url->authority;
+  }
   x->multi = curl_multi_init();
   if (!x->multi)
     return error_info{errc::unavailable, "curl_multi_init failed"};
+  if (config.exec) {
+    // Background runs start on the loop thread, after the attach below.
+    x->exec = std::make_unique<detail::exec_credential_cache>(
+      config, options.exec, [self = x.get()] { self->loop->wake(*self); });
+    if (auto ran = x->exec->run_first(); !ran)
+      return ran.error();
+  }
   curl_multi_setopt(x->multi, CURLMOPT_PIPELINING,
                     static_cast<long>(CURLPIPE_MULTIPLEX));
   curl_multi_setopt(x->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
@@ -571,8 +674,16 @@ http_client::start(const client_config& config,
   x->h2c_workaround = options.plain_http == plain_http_mode::h2_prior_knowledge
                       && curl_version_info(CURLVERSION_NOW)->version_num
                            < 0x080000;
-  auto* raw = x.get();
-  x->thread = std::thread{[raw] { raw->run(); }};
+  if (options.loop) {
+    x->loop = options.loop;
+  } else {
+    auto own = io_loop::start();
+    if (!own)
+      return own.error();
+    x->loop = std::move(own).value();
+  }
+  x->options.loop.reset(); // held once, in x->loop
+  x->loop->attach(*x);
   return std::unique_ptr<http_client>{new http_client(std::move(x))};
 }
 
@@ -585,21 +696,22 @@ http_client::request_id http_client::get(std::string path_and_query,
     impl_->to_add.push_back(
       {id, std::move(path_and_query), std::move(h), timeout, "GET", {}});
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->loop->wake(*impl_);
   return id;
 }
 
 http_client::request_id http_client::send(std::string method,
                                           std::string path_and_query,
-                                          std::string body, handlers h) {
+                                          std::string body, handlers h,
+                                          std::string content_type) {
   auto id = impl_->next_id++;
   {
     std::lock_guard<std::mutex> guard{impl_->queue_mutex};
     impl_->to_add.push_back({id, std::move(path_and_query), std::move(h),
                              std::chrono::milliseconds{0}, std::move(method),
-                             std::move(body)});
+                             std::move(body), std::move(content_type)});
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->loop->wake(*impl_);
   return id;
 }
 
@@ -608,7 +720,7 @@ void http_client::cancel(request_id id) {
     std::lock_guard<std::mutex> guard{impl_->queue_mutex};
     impl_->to_cancel.push_back(id);
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->loop->wake(*impl_);
 }
 
 http_client_stats http_client::stats() const {
@@ -622,6 +734,11 @@ http_client_stats http_client::stats() const {
   out.in_flight = impl_->in_flight.load();
   out.connects = impl_->connects.load();
   out.http2_responses = impl_->http2_responses.load();
+  if (impl_->exec) {
+    out.exec_runs = impl_->exec->runs();
+    out.exec_failures = impl_->exec->failures();
+    out.exec_error = impl_->exec->last_error();
+  }
   return out;
 }
 

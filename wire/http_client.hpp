@@ -1,10 +1,12 @@
 // The wire client's HTTP transport: libcurl's multi interface driven by ONE
 // dedicated I/O thread for every request and watch stream of a client.
 //
-// Callers (actors) never block: submit() and cancel() queue the change and
-// wake the I/O thread (curl_multi_wakeup); the thread adds or removes the
-// easy handles, runs the transfers, and reports through the handlers, which
-// run on the I/O thread and must not block either (they send messages).
+// Callers (actors) never block: get(), send() and cancel() queue the change
+// and wake the I/O thread; the thread adds or removes the easy handles, runs
+// the transfers, and reports through the handlers, which run on the I/O
+// thread and must not block either (they send messages). The thread is an
+// io_loop (io_loop.hpp): the client's own, or one shared by many clients
+// (http_client_options::loop), each keeping its own connections.
 //
 // Protocols: https negotiates HTTP/2 by ALPN (HTTP/1.1 otherwise); plain
 // http is HTTP/1.1 unless h2c prior knowledge is configured. Transfers to
@@ -15,7 +17,9 @@
 //
 // Credentials come from the resolved client_config (wire/kubeconfig.hpp):
 // the CA, the client certificate and key, a bearer token or a token file
-// (re-read at most every token_file_reread, and after a 401). The resolver
+// (re-read at most every token_file_reread, and after a 401), or an exec
+// plugin (wire/exec_credential.hpp: run again when its credential expires
+// or draws a 401). tls-server-name names the server for TLS. The resolver
 // drops every credential for http:// servers; start() refuses one anyway.
 #pragma once
 
@@ -29,9 +33,12 @@
 #include <string_view>
 
 #include "podref/messages/errors.hpp"
+#include "podref/wire/exec_credential.hpp"
 #include "podref/wire/kubeconfig.hpp"
 
 namespace podref::wire {
+
+class io_loop;
 
 /// How a plain-http server is spoken to.
 enum class plain_http_mode : std::uint8_t {
@@ -51,7 +58,17 @@ struct http_client_options {
   /// Whole-transfer timeout of non-streamed requests.
   std::chrono::milliseconds request_timeout{60000};
   std::chrono::seconds token_file_reread{60};
+  /// Bounds of an exec credential plugin's runs.
+  exec_limits exec;
   std::string user_agent = "podref";
+  /// The receive buffer of each watch stream (libcurl's CURLOPT_BUFFERSIZE,
+  /// at least 1024); 0: libcurl's 16 KiB. A stream lives as long as its
+  /// watch, so this is paid per open watch; a watch event larger than it
+  /// arrives in more pieces.
+  std::size_t stream_buffer_bytes = 0;
+  /// The I/O thread to run on, shared with other clients; null: a loop of
+  /// the client's own.
+  std::shared_ptr<io_loop> loop;
 };
 
 /// The outcome of one request.
@@ -82,6 +99,11 @@ struct http_client_stats {
   std::uint64_t connects = 0;
   /// Replies that came over HTTP/2.
   std::uint64_t http2_responses = 0;
+  /// Exec credential plugin runs (the first one included), those that
+  /// failed, and the last failure (naming the plugin, never its output).
+  std::uint64_t exec_runs = 0;
+  std::uint64_t exec_failures = 0;
+  std::string exec_error;
 };
 
 class http_client {
@@ -96,13 +118,16 @@ public:
     std::function<void(http_response)> on_done;
   };
 
-  /// Starts the I/O thread. Fails for configurations it cannot honour
-  /// (naming the field): an exec plugin, tls-server-name, credentials for
-  /// an http:// server.
+  /// Runs the exec plugin once when there is one (its failure fails the
+  /// start), then starts the I/O thread (or joins options.loop). Fails for
+  /// configurations it cannot honour, naming the field: credentials for an
+  /// http:// server.
   static result<std::unique_ptr<http_client>>
   start(const client_config& config, const http_client_options& options = {});
 
-  /// Stops the I/O thread; transfers still running report nothing.
+  /// Removes every transfer (still running ones report nothing) and lets
+  /// go of the I/O loop, which stops with its last client. Never from a
+  /// handler (the I/O thread).
   ~http_client();
 
   http_client(const http_client&) = delete;
@@ -114,10 +139,12 @@ public:
   request_id get(std::string path_and_query, handlers h,
                  std::chrono::milliseconds timeout = {});
 
-  /// Queues a request of `method` (POST, DELETE, ...) with a JSON `body`
-  /// (none when empty), within options.request_timeout. Any thread.
+  /// Queues a request of `method` (POST, DELETE, PATCH, ...) with a
+  /// `body` of `content_type` (none when empty), within
+  /// options.request_timeout. Any thread.
   request_id send(std::string method, std::string path_and_query,
-                  std::string body, handlers h);
+                  std::string body, handlers h,
+                  std::string content_type = "application/json");
 
   /// Removes a transfer; its handlers are not called after the I/O thread
   /// has processed this (one already running finishes first). Any thread.

@@ -36,14 +36,15 @@ using error_code = beast::error_code;
 
 namespace {
 
-http::response<http::string_body> make_response(int status,
-                                                std::string content_type,
-                                                std::string body,
-                                                unsigned version) {
+http::response<http::string_body>
+make_response(int status, std::string content_type, std::string body,
+              unsigned version, const std::vector<std::string>& warnings) {
   http::response<http::string_body> res{static_cast<http::status>(status),
                                         version};
   res.set(http::field::content_type, content_type);
   res.set(http::field::cache_control, "no-cache, private");
+  for (const auto& w : warnings)
+    res.insert(http::field::warning, w);
   res.body() = std::move(body);
   res.prepare_payload();
   return res;
@@ -100,6 +101,7 @@ public:
     // cannot stretch the time to its first request by handshaking slowly.
     first_deadline_ = std::chrono::steady_clock::now()
                       + core_->options.request_read_timeout;
+    core_->metrics.connection_opened(protocol::http1);
     net::dispatch(stream_.get_executor(), [self = self()] {
       if constexpr (is_tls)
         self->handshake();
@@ -165,6 +167,7 @@ private:
   void hand_to_http2(std::string received) {
     lowest().expires_never();
     closed_ = true;
+    core_->metrics.connection_closed(protocol::http1);
     auto next = make_http2_connection(std::move(stream_), core_,
                                       std::move(received),
                                       std::move(certificate_user_));
@@ -215,17 +218,23 @@ private:
 
   void on_read(error_code ec) {
     lowest().expires_never();
+    if (ec == http::error::body_limit || ec == http::error::header_limit)
+      counted_ = unrouted_request(view_of(parser_->get().method_string()));
     if (ec == http::error::body_limit) {
+      core_->metrics.refused(refusal::body_bytes);
       auto status = too_large_status(core_->options.max_body_bytes);
       reply(status.code, "application/json", status.body, false);
       return;
     }
     if (ec == http::error::header_limit) {
+      core_->metrics.refused(refusal::header_bytes);
       reply(431, "text/plain; charset=utf-8",
             "Request Header Fields Too Large", false);
       return;
     }
     if (ec) {
+      if (ec == beast::error::timeout)
+        core_->metrics.refused(refusal::slow_request);
       close_now();
       return;
     }
@@ -248,26 +257,32 @@ private:
       req, core_->host + ":" + std::to_string(core_->port), policy,
       certificate_user_ ? &*certificate_user_ : nullptr,
       core_->options.namespace_lifecycle);
+    counted_ = std::move(d.counted);
+    if (d.metrics)
+      return reply(200, metrics_content_type, core_->metrics.text(), keep);
     if (d.reply)
       return reply(d.reply->status, std::move(d.reply->content_type),
-                   std::move(d.reply->body), keep);
+                   std::move(d.reply->body), keep, d.warnings);
     if (d.watch)
       return start_watch(std::move(d.call));
     call_api(*core_->sys, core_->source(), std::move(d.call),
              core_->options.api_timeout,
-             from_outside([keep](connection_on& c, http_reply rep) {
+             from_outside([keep, warnings = std::move(d.warnings)](
+                            connection_on& c, http_reply rep) {
                c.reply(rep.status, rep.content_type, std::move(rep.body),
-                       keep);
+                       keep, warnings);
              }));
   }
 
   void reply(int status, std::string content_type, std::string body,
-             bool keep) {
+             bool keep, const std::vector<std::string>& warnings = {}) {
     if (closed_)
       return;
+    core_->metrics.count_request(counted_, status);
     auto res = std::make_shared<http::response<http::string_body>>(
       make_response(status, std::move(content_type), std::move(body),
-                    request_.version() == 0 ? 11 : request_.version()));
+                    request_.version() == 0 ? 11 : request_.version(),
+                    warnings));
     res->keep_alive(keep);
     lowest().expires_after(core_->options.write_timeout);
     http::async_write(stream_, *res,
@@ -287,10 +302,13 @@ private:
     auto& opts = core_->options;
     if (core_->watches.fetch_add(1) >= opts.max_watches) {
       core_->watches.fetch_sub(1);
+      core_->metrics.refused(refusal::watches);
       auto status = too_many_requests_status("too many open watches");
       return reply(status.code, "application/json", status.body, false);
     }
     watching_ = true;
+    core_->metrics.count_request(counted_, 200);
+    core_->metrics.watch_opened(counted_);
     queue_.emplace_back(watch_head);
     write_next();
     auto self = this->self();
@@ -324,10 +342,12 @@ private:
     if (queue_.size() >= core_->options.max_queued_events) {
       // The client does not keep up: end the watch rather than buffer
       // without bound; it resumes from the last event it read.
+      core_->metrics.refused(refusal::slow_watcher);
       queue_.clear();
       finish_watch();
       return;
     }
+    core_->metrics.event_sent();
     queue_.push_back(chunk_of(line));
     write_next();
   }
@@ -371,8 +391,11 @@ private:
     closed_ = true;
     if (session_)
       session_->cancel();
-    if (watching_)
+    if (watching_) {
       core_->watches.fetch_sub(1);
+      core_->metrics.watch_closed(counted_);
+    }
+    core_->metrics.connection_closed(protocol::http1);
     error_code ignored;
     lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
     lowest().socket().close(ignored);
@@ -390,6 +413,8 @@ private:
   char probe_[1];
   std::chrono::steady_clock::time_point first_deadline_;
   std::optional<user_info> certificate_user_;
+  /// The request being answered, as /metrics counts it.
+  request_class counted_;
   bool first_request_ = true;
   bool writing_ = false;
   bool watching_ = false;

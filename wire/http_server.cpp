@@ -30,6 +30,8 @@ void http_server::impl::accept_next() {
               && self->live.size() < self->options.max_connections) {
             c = detail::make_connection(std::move(socket), self);
             self->live.insert(c);
+          } else if (!self->stopping) {
+            self->metrics.refused(detail::refusal::connections);
           }
         }
         if (c)
@@ -124,6 +126,10 @@ std::uint16_t http_server::port() const noexcept {
 
 std::string http_server::url() const {
   return (impl_->tls ? "https://" : "http://") + impl_->host + ":" + std::to_string(impl_->port);
+}
+
+std::string http_server::metrics_text() const {
+  return impl_->metrics.text();
 }
 
 void http_server::stop() {

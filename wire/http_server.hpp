@@ -123,6 +123,11 @@ public:
   /// http://ADDRESS:PORT or https://ADDRESS:PORT (IPv6 in brackets).
   std::string url() const;
 
+  /// What GET /metrics answers (Prometheus text format): requests by
+  /// verb, resource, scope and code, open watches, watch events,
+  /// connections, HTTP/2 streams and refusals at each bound.
+  std::string metrics_text() const;
+
   /// Idempotent; blocks until the I/O threads have stopped.
   void stop();
 

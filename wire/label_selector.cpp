@@ -5,6 +5,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "podref/messages/object_validation.hpp"
 #include "podref/messages/validation.hpp"
 
 namespace podref::wire {
@@ -104,70 +105,6 @@ private:
   std::size_t at_ = 0;
 };
 
-// -- key and value checks (apimachinery's IsQualifiedName, IsValidLabelValue) --
-
-constexpr std::string_view name_part_message
-  = "name part must consist of alphanumeric characters, '-', '_' or '.', and "
-    "must start and end with an alphanumeric character (e.g. 'MyName',  or "
-    "'my.name',  or '123-abc', regex used for validation is "
-    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-
-constexpr std::string_view value_message
-  = "a valid label must be an empty string or consist of alphanumeric "
-    "characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
-    "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?"
-    "[A-Za-z0-9])?')";
-
-constexpr std::size_t max_label_part = 63;
-
-bool is_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-         || (c >= '0' && c <= '9');
-}
-
-/// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], non-empty.
-bool is_label_word(std::string_view x) {
-  if (x.empty() || !is_alnum(x.front()) || !is_alnum(x.back()))
-    return false;
-  return std::all_of(x.begin(), x.end(), [](char c) {
-    return is_alnum(c) || c == '-' || c == '_' || c == '.';
-  });
-}
-
-std::vector<std::string> key_errors(std::string_view key) {
-  std::vector<std::string> errs;
-  auto name = key;
-  auto slash = key.find('/');
-  if (slash != std::string_view::npos) {
-    auto prefix = key.substr(0, slash);
-    name = key.substr(slash + 1);
-    if (prefix.empty())
-      errs.emplace_back("prefix part must be non-empty");
-    else
-      for (const auto& e : dns1123_subdomain_errors(prefix))
-        errs.push_back("prefix part " + e);
-  }
-  if (name.empty()) {
-    errs.emplace_back("name part must be non-empty");
-    return errs;
-  }
-  if (name.size() > max_label_part)
-    errs.emplace_back("name part must be no more than 63 characters");
-  if (!is_label_word(name))
-    errs.emplace_back(name_part_message);
-  return errs;
-}
-
-std::vector<std::string> value_errors(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > max_label_part)
-    errs.emplace_back("must be no more than 63 characters");
-  if (!value.empty() && !is_label_word(value))
-    errs.emplace_back(value_message);
-  return errs;
-}
-
 bool is_integer(std::string_view x) {
   std::int64_t n = 0;
   auto [ptr, ec] = std::from_chars(x.data(), x.data() + x.size(), n);
@@ -229,7 +166,7 @@ private:
     if (t.kind != tok::identifier)
       return failure(found(t, "identifier"));
     req.key = std::string{t.text};
-    if (auto errs = key_errors(req.key); !errs.empty())
+    if (auto errs = qualified_name_errors(req.key); !errs.empty())
       return failure("key: " + invalid_value(req.key, errs));
     auto ahead = lex_.peek(true);
     if (negated || ahead.kind == tok::end || ahead.kind == tok::comma) {
@@ -313,7 +250,7 @@ private:
   result<label_requirement> check_values(label_requirement req) {
     if (req.kind == op::in || req.kind == op::not_in) {
       for (std::size_t i = 0; i < req.values.size(); ++i)
-        if (auto errs = value_errors(req.values[i]); !errs.empty())
+        if (auto errs = label_value_errors(req.values[i]); !errs.empty())
           return failure("values[" + std::to_string(i) + "][" + req.key
                          + "]: " + invalid_value(req.values[i], errs));
       return req;
@@ -325,7 +262,7 @@ private:
                          "an integer");
       return req;
     }
-    if (auto errs = value_errors(req.value); !errs.empty())
+    if (auto errs = label_value_errors(req.value); !errs.empty())
       return failure("values[0][" + req.key + "]: "
                      + invalid_value(req.value, errs));
     return req;

@@ -4,6 +4,9 @@
 #include <memory>
 #include <utility>
 
+#include <simdjson.h>
+
+#include "podref/messages/object_validation.hpp"
 #include "podref/messages/validation.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/status.hpp"
@@ -97,6 +100,28 @@ std::string string_at(const json& x, std::initializer_list<const char*> path) {
   return at->is_string() ? at->get<std::string>() : std::string{};
 }
 
+std::string pod_node_name(const api_object& obj) {
+  auto x = obj.as_opaque();
+  if (!x || x->body.empty())
+    return {};
+  namespace od = simdjson::ondemand;
+  thread_local od::parser parser;
+  simdjson::padded_string text{x->body};
+  od::document doc;
+  if (parser.iterate(text).get(doc) != simdjson::SUCCESS)
+    return {};
+  od::object top;
+  od::object spec;
+  std::string_view name;
+  if (doc.get_object().get(top) != simdjson::SUCCESS
+      || top.find_field_unordered("spec").get_object().get(spec)
+           != simdjson::SUCCESS
+      || spec.find_field_unordered("nodeName").get_string().get(name)
+           != simdjson::SUCCESS)
+    return {};
+  return std::string{name};
+}
+
 decoded_body decode_opaque_body(resource res, std::string_view body,
                                 const std::string& path_ns) {
   if (too_deep(body))
@@ -123,25 +148,9 @@ decoded_body decode_opaque_body(resource res, std::string_view body,
       return {{}, bad_request_status("metadata.annotations: expected a map "
                                      "of strings")};
   }
-  // Without a name, a generateName lets the server name a create
-  // (decode_request_body checks that it is one).
-  bool generated = meta.server && !meta.server->generate_name.empty();
-  if (meta.name.empty() && !generated)
-    return {{}, invalid_status(res, "", "metadata.name: Required value: name "
-                                        "or generateName is required")};
-  if (meta.name.empty()) {
-    // checked once named
-  } else if (res == resource::namespaces) {
-    if (!is_dns1123_label(meta.name))
-      return {{}, invalid_status(res, meta.name,
-                                 "metadata.name: "
-                                   + invalid_value(meta.name,
-                                                   dns1123_label_errors(
-                                                     meta.name)))};
-  } else if (auto problem = object_name_problem(meta.name)) {
-    return {{}, invalid_status(res, meta.name, "metadata.name: " + *problem)};
-  }
   meta.ns = is_namespaced(res) ? path_ns : std::string{};
+  if (auto problems = find_meta_problems(meta, res); !problems.empty())
+    return {{}, invalid_status(res, meta.name, problems)};
   auto rest = json::object();
   for (auto& [k, v] : doc.items())
     if (k != "kind" && k != "apiVersion" && k != "metadata")
@@ -161,7 +170,7 @@ decoded_body decode_opaque_body(resource res, std::string_view body,
   add_defaults(res, meta, rest);
   auto obj = std::make_shared<opaque_object>();
   obj->metadata = std::move(meta);
-  obj->body = rest.dump();
+  obj->body = json_text(rest);
   return {api_object{res, opaque_object_ptr{std::move(obj)}}, std::nullopt};
 }
 

@@ -134,7 +134,8 @@ decoded_body apply_patch(const api_object& current, patch_type type,
       result = json_patch(std::move(current_json), doc);
       break;
     case patch_type::strategic:
-      result = strategic_merge_patch(std::move(current_json), doc);
+      result = strategic_merge_patch(std::move(current_json), doc,
+                                     list_strategies_of(current.kind()));
       break;
     case patch_type::apply:
       // Applied by managed_object.hpp, which also owns the fields.

@@ -78,14 +78,11 @@ std::optional<api_status> read_write_intent(const request_view& req, route& r,
   return std::nullopt;
 }
 
-} // namespace
-
-dispatch dispatch_request(const request_view& req,
-                          const std::string& host_port,
-                          const access_policy& policy,
-                          const user_info* certificate_user,
-                          bool namespace_lifecycle) {
-  auto r = route_request(req.method, req.target);
+dispatch dispatch_routed(const request_view& req, route r,
+                         const std::string& host_port,
+                         const access_policy& policy,
+                         const user_info* certificate_user,
+                         bool namespace_lifecycle) {
   auto path = req.target.substr(0, req.target.find('?'));
   if (auto denied = check_access(policy, {certificate_user, req.authorization},
                                  r, path))
@@ -98,9 +95,21 @@ dispatch dispatch_request(const request_view& req,
     case route_kind::livez:
       return answer(200, "text/plain; charset=utf-8", "ok");
     case route_kind::api_versions:
-      return json_answer(api_versions_document(host_port));
     case route_kind::api_groups:
-      return json_answer(api_groups_document());
+      switch (discovery_form_of(req.accept)) {
+        case discovery_form::not_acceptable:
+          return answer(406, "application/json", not_acceptable_body());
+        case discovery_form::aggregated:
+          return answer(200, aggregated_discovery_type,
+                        r.kind == route_kind::api_versions
+                          ? aggregated_api_document()
+                          : aggregated_apis_document());
+        case discovery_form::legacy:
+          break;
+      }
+      return json_answer(r.kind == route_kind::api_versions
+                           ? api_versions_document(host_port)
+                           : api_groups_document());
     case route_kind::api_resources:
       return json_answer(api_resources_document());
     case route_kind::openapi_index:
@@ -114,6 +123,11 @@ dispatch dispatch_request(const request_view& req,
       return answer(200, "text/plain; charset=utf-8", openapi_v2_json());
     case route_kind::failure:
       return answer(r.failure.code, "application/json", r.failure.body);
+    case route_kind::metrics: {
+      dispatch d;
+      d.metrics = true;
+      return d;
+    }
     default:
       break;
   }
@@ -137,6 +151,16 @@ dispatch dispatch_request(const request_view& req,
     if (decoded.failure)
       return answer(decoded.failure->code, "application/json",
                     decoded.failure->body);
+    // fieldValidation: unknown fields fail Strict, are Warnings with Warn
+    // (the default) and nothing with Ignore.
+    const auto& unknown = decoded.unknown_fields;
+    if (!unknown.empty() && r.field_validation == "Strict") {
+      auto status = strict_decoding_status(r.res, unknown);
+      return answer(status.code, "application/json", std::move(status.body));
+    }
+    if (r.field_validation != "Ignore")
+      for (const auto& field : unknown)
+        d.warnings.push_back(warning_header(unknown_field_text(field)));
     d.call.object = std::move(decoded.object);
     d.call.table = false;
   } else if (r.kind == route_kind::patch) {
@@ -146,6 +170,32 @@ dispatch dispatch_request(const request_view& req,
   }
   d.watch = r.kind == route_kind::watch;
   d.call.r = std::move(r);
+  return d;
+}
+
+} // namespace
+
+std::string warning_header(const std::string& text) {
+  std::string out = "299 - \"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    // Header values take no control characters.
+    out += (c >= 0x20 && c != 0x7f) ? c : '?';
+  }
+  return out + '"';
+}
+
+dispatch dispatch_request(const request_view& req,
+                          const std::string& host_port,
+                          const access_policy& policy,
+                          const user_info* certificate_user,
+                          bool namespace_lifecycle) {
+  auto r = route_request(req.method, req.target);
+  auto counted = classify_request(req.method, r);
+  auto d = dispatch_routed(req, std::move(r), host_port, policy,
+                           certificate_user, namespace_lifecycle);
+  d.counted = std::move(counted);
   return d;
 }
 

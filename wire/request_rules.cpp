@@ -23,6 +23,28 @@ std::string escape(std::string_view s) {
   return out;
 }
 
+namespace {
+
+/// client-go's isTooLargeResourceVersionError: a 504 whose cause is
+/// ResourceVersionTooLarge; its message, "Timeout: Too large resource
+/// version: X, current: Y" (kube-apiserver-transcripts/secrets/
+/// list-rv-too-large.json), says the same to a decoder that keeps no causes.
+bool too_large_rv(int code, const std::string& reason,
+                  const std::string& message) {
+  return code == 504 && reason == "Timeout"
+         && message.find("Too large resource version") != std::string::npos;
+}
+
+} // namespace
+
+error_info watch_error_of(const wire_status& st, const std::string& subject) {
+  auto msg = st.message.empty()
+               ? subject + ": ERROR event with code " + std::to_string(st.code)
+               : st.message;
+  bool expired = st.code == 410 || too_large_rv(st.code, st.reason, msg);
+  return {expired ? errc::expired : errc::unavailable, std::move(msg)};
+}
+
 error_info error_of(const http_response& r, const std::string& subject) {
   if (r.status == 0)
     return {errc::unavailable, subject + ": " + r.error};
@@ -35,8 +57,7 @@ error_info error_of(const http_response& r, const std::string& subject) {
   if (r.status == 410)
     return {errc::expired, msg};
   // "Too large resource version": the reflector relists from "" (as for 410).
-  if (r.status == 504 && st && st->reason == "Timeout"
-      && msg.find("resource version") != std::string::npos)
+  if (st && too_large_rv(r.status, st->reason, msg))
     return {errc::expired, msg};
   return {errc::unavailable, msg};
 }

@@ -108,7 +108,15 @@ bool parse_field_selector(const std::string& text, route& r) {
                                                                            : 1;
     req.value = std::string{part.substr(at + op_len)};
     if (!selectable(r.res, req.field)) {
-      r = fail(bad_request_status("field label not supported: " + req.field));
+      // The recorded texts: ConfigMaps name the fields they take (the
+      // generic registry's check), Secrets and Pods do not (their own
+      // conversion functions).
+      r = fail(bad_request_status(
+        r.res == resource::config_maps
+          ? "\"" + req.field
+              + "\" is not a known field selector: only \"metadata.name\", "
+                "\"metadata.namespace\""
+          : "field label not supported: " + req.field));
       return false;
     }
     // An equality on the name or namespace also routes the request.
@@ -281,6 +289,8 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
       if (!parse_flag(key, value, r, b))
         return false;
       r.force = b;
+    } else if (key == "fieldValidation") {
+      r.field_validation = value;
     } else if (key == "fieldSelector") {
       if (!parse_field_selector(value, r))
         return false;
@@ -365,6 +375,20 @@ route route_v1(std::string_view method, const std::vector<std::string>& seg) {
   return r;
 }
 
+/// The real server's CreateOptions, UpdateOptions and PatchOptions check
+/// of fieldValidation.
+void check_write_options(route& r) {
+  const auto& v = r.field_validation;
+  if (v.empty() || v == "Ignore" || v == "Warn" || v == "Strict")
+    return;
+  const char* kind = r.kind == route_kind::create   ? "CreateOptions"
+                     : r.kind == route_kind::update ? "UpdateOptions"
+                                                    : "PatchOptions";
+  r = fail(invalid_options_status(
+    kind, {not_supported("fieldValidation", v,
+                         "\"\", \"Ignore\", \"Strict\", \"Warn\"")}));
+}
+
 } // namespace
 
 route route_request(std::string_view method, std::string_view target) {
@@ -379,6 +403,7 @@ route route_request(std::string_view method, std::string_view target) {
     {"/healthz", route_kind::healthz},
     {"/readyz", route_kind::readyz},
     {"/livez", route_kind::livez},
+    {"/metrics", route_kind::metrics},
     {"/api", route_kind::api_versions},
     {"/apis", route_kind::api_groups},
     {"/api/v1", route_kind::api_resources},
@@ -406,6 +431,9 @@ route route_request(std::string_view method, std::string_view target) {
   if (r.kind == route_kind::list || r.kind == route_kind::watch
       || r.kind == route_kind::remove_collection)
     check_list_options(r);
+  else if (r.kind == route_kind::create || r.kind == route_kind::update
+           || r.kind == route_kind::patch)
+    check_write_options(r);
   return r;
 }
 

@@ -2,7 +2,7 @@
 // description of the API request out. No I/O; the HTTP server acts on the
 // result, and tests check it alone.
 //
-// Served: /version, /healthz, /readyz, /livez, /api, /apis, /api/v1,
+// Served: /version, /healthz, /readyz, /livez, /metrics, /api, /apis, /api/v1,
 // /openapi/v3, /openapi/v3/api/v1, /openapi/v2; for the namespaced v1
 // secrets, configmaps and pods /api/v1/namespaces/NS/RES (GET list or
 // watch, POST create, DELETE collection), /api/v1/namespaces/NS/RES/NAME
@@ -15,10 +15,11 @@
 // timeoutSeconds, fieldSelector (metadata.name, metadata.namespace; a
 // Secret's type; a Pod's spec.nodeName; =, ==, !=), labelSelector
 // (label_selector.hpp), gracePeriodSeconds, dryRun (repeatable),
-// fieldManager, force; others (timeout, fieldValidation, ...) are accepted
+// fieldManager, force, fieldValidation; others (timeout, ...) are accepted
 // and ignored. The combinations the real server refuses get its 422
-// (invalid ListOptions) or 400; the write parameters are checked with the
-// request's body (write_request.hpp).
+// (invalid ListOptions, CreateOptions, ...) or 400; the write parameters
+// other than fieldValidation are checked with the request's body
+// (write_request.hpp).
 #pragma once
 
 #include <cstddef>
@@ -46,6 +47,8 @@ enum class route_kind : std::uint8_t {
   openapi_index,
   openapi_v1,
   openapi_v2,
+  /// GET /metrics: the front's counters (Prometheus text format).
+  metrics,
   get,
   list,
   watch,
@@ -110,6 +113,10 @@ struct route {
   std::string field_manager;
   /// force of a patch, when given.
   std::optional<bool> force;
+  /// fieldValidation of a create, update or patch: "", "Ignore", "Warn" or
+  /// "Strict" (checked: another value is the real server's 422; "" means
+  /// Warn).
+  std::string field_validation;
   /// For kind == failure.
   api_status failure;
 };

@@ -1,14 +1,38 @@
 #include "podref/wire/status.hpp"
 
+#include <string_view>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
+#include "podref/messages/object_validation.hpp"
 #include "podref/wire/codec.hpp"
+#include "podref/wire/detail/json_object.hpp"
 
 namespace podref::wire {
 
 namespace {
 
 using json = nlohmann::ordered_json;
+
+/// A cause's reason, from the kind its problem starts with (upstream's
+/// field.ErrorType strings).
+const char* cause_reason(const std::string& problem) {
+  static constexpr std::pair<std::string_view, const char*> kinds[] = {
+    {"Required value", "FieldValueRequired"},
+    {"Invalid value", "FieldValueInvalid"},
+    {"Forbidden", "FieldValueForbidden"},
+    {"Too long", "FieldValueTooLong"},
+    {"Too many", "FieldValueTooMany"},
+    {"Unsupported value", "FieldValueNotSupported"},
+    {"Duplicate value", "FieldValueDuplicate"},
+    {"Not found", "FieldValueNotFound"},
+  };
+  for (const auto& [prefix, reason] : kinds)
+    if (std::string_view{problem}.substr(0, prefix.size()) == prefix)
+      return reason;
+  return "FieldValueInvalid";
+}
 
 json status_head(const char* status) {
   json x;
@@ -37,7 +61,7 @@ api_status failure_status(int code, const std::string& reason,
     x["details"] = std::move(details);
   }
   x["code"] = code;
-  return {code, x.dump()};
+  return {code, detail::json_text(x)};
 }
 
 api_status not_found_status(resource res, const std::string& name) {
@@ -63,11 +87,14 @@ api_status bad_request_status(const std::string& message) {
   return failure_status(400, "BadRequest", message);
 }
 
-api_status unsupported_media_status() {
+api_status unsupported_media_status(bool protobuf) {
+  std::string types = "application/json, application/yaml";
+  if (protobuf)
+    types += ", application/vnd.kubernetes.protobuf";
   return failure_status(415, "UnsupportedMediaType",
                         "the body of the request was in an unknown format - "
-                        "accepted media types include: application/json, "
-                        "application/yaml");
+                        "accepted media types include: "
+                          + types);
 }
 
 api_status too_large_status(std::size_t limit) {
@@ -77,11 +104,34 @@ api_status too_large_status(std::size_t limit) {
 }
 
 api_status invalid_status(resource res, const std::string& name,
-                          const std::string& what) {
+                          const std::vector<field_problem>& problems) {
   auto kind = std::string{kind_name(res)};
-  return failure_status(422, "Invalid",
-                        kind + " \"" + name + "\" is invalid: " + what, true,
-                        name, kind);
+  auto x = status_head("Failure");
+  x["message"] = invalid_object_message(kind, name, problems);
+  x["reason"] = "Invalid";
+  json details;
+  if (!name.empty())
+    details["name"] = name;
+  details["kind"] = kind;
+  auto causes = json::array();
+  for (const auto& p : problems)
+    causes.push_back(json{{"reason", cause_reason(p.problem)},
+                          {"message", p.problem},
+                          {"field", p.path}});
+  details["causes"] = std::move(causes);
+  x["details"] = std::move(details);
+  x["code"] = 422;
+  return {422, x.dump(-1, ' ', false, json::error_handler_t::replace)};
+}
+
+api_status invalid_status(resource res, const std::string& name,
+                          const std::string& what) {
+  auto colon = what.find(": ");
+  if (colon == std::string::npos)
+    return invalid_status(res, name, {field_problem{{}, what}});
+  return invalid_status(res, name,
+                        {field_problem{what.substr(0, colon),
+                                       what.substr(colon + 2)}});
 }
 
 api_status too_many_requests_status(const std::string& message) {
@@ -103,6 +153,8 @@ api_status status_of(const error_info& err, resource res,
       return failure_status(410, "Expired", err.message);
     case errc::invalid_argument:
       return bad_request_status(err.message);
+    case errc::invalid:
+      return invalid_status(res, name, err.causes);
     case errc::shut_down:
     case errc::unavailable:
       return failure_status(503, "ServiceUnavailable", err.message);
@@ -120,7 +172,7 @@ api_status delete_success_status(resource res, const std::string& name,
   if (!uid.empty())
     details["uid"] = uid;
   x["details"] = std::move(details);
-  return {200, x.dump()};
+  return {200, detail::json_text(x)};
 }
 
 std::string expired_watch_status(const std::string& message) {
@@ -157,7 +209,7 @@ api_status invalid_options_status(const std::string& kind,
   details["causes"] = std::move(xs);
   x["details"] = std::move(details);
   x["code"] = 422;
-  return {422, x.dump()};
+  return {422, detail::json_text(x)};
 }
 
 api_status too_large_version_status(std::uint64_t requested,
@@ -175,7 +227,7 @@ api_status too_large_version_status(std::uint64_t requested,
   details["retryAfterSeconds"] = 1;
   x["details"] = std::move(details);
   x["code"] = 504;
-  return {504, x.dump()};
+  return {504, detail::json_text(x)};
 }
 
 api_status expired_continue_status(const std::string& token) {
@@ -191,7 +243,7 @@ api_status expired_continue_status(const std::string& token) {
       "the list.";
   x["reason"] = "Expired";
   x["code"] = 410;
-  return {410, x.dump()};
+  return {410, detail::json_text(x)};
 }
 
 api_status namespace_terminating_status(resource res, const std::string& name,
@@ -209,7 +261,7 @@ api_status namespace_terminating_status(resource res, const std::string& name,
                       {"kind", plural},
                       {"causes", json::array({std::move(cause)})}};
   x["code"] = 403;
-  return {403, x.dump()};
+  return {403, detail::json_text(x)};
 }
 
 api_status immortal_namespace_status(const std::string& name) {

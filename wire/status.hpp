@@ -9,6 +9,7 @@
 
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/errors.hpp"
+#include "podref/messages/field_problem.hpp"
 
 namespace podref::wire {
 
@@ -38,13 +39,24 @@ api_status method_not_allowed_status();
 /// 400 BadRequest with `message`, no details.
 api_status bad_request_status(const std::string& message);
 
-/// 415 for a request body in a format the server does not decode.
-api_status unsupported_media_status();
+/// 415 for a request body in a format the server does not decode; the
+/// message lists JSON, YAML and, when `protobuf`, Kubernetes protobuf (the
+/// real server lists all three for every resource).
+api_status unsupported_media_status(bool protobuf);
 
 /// 413 for a request body over `limit` bytes.
 api_status too_large_status(std::size_t limit);
 
-/// 422 `Secret "x" is invalid: <what>`, details naming the Kind.
+/// 422 `Secret "x" is invalid: PATH: PROBLEM` (several: `[P1, P2]`),
+/// details naming the Kind, with one cause per problem: its reason from
+/// the problem's kind (`Required value` FieldValueRequired, `Invalid
+/// value` FieldValueInvalid, `Forbidden` FieldValueForbidden, `Too long`
+/// FieldValueTooLong, `Unsupported value` FieldValueNotSupported, ...), its
+/// message the problem, its field the path.
+api_status invalid_status(resource res, const std::string& name,
+                          const std::vector<field_problem>& problems);
+
+/// invalid_status for one problem written `PATH: PROBLEM`.
 api_status invalid_status(resource res, const std::string& name,
                           const std::string& what);
 
@@ -53,7 +65,8 @@ api_status too_many_requests_status(const std::string& message);
 
 /// The Status of an error from the API server actor about object `name`:
 /// not_found 404, already_exists and conflict 409, expired 410,
-/// invalid_argument 400, shut_down and unavailable 503.
+/// invalid_argument 400, invalid 422 (with its causes), shut_down and
+/// unavailable 503.
 api_status status_of(const error_info& err, resource res,
                      const std::string& name);
 
@@ -84,8 +97,8 @@ struct field_cause {
 };
 
 /// 422 `KIND.meta.k8s.io "" is invalid: FIELD: MESSAGE` (several causes:
-/// `[F1: M1, F2: M2]`), details group meta.k8s.io and kind KIND
-/// (ListOptions, CreateOptions, PatchOptions, ...).
+/// `[F1: M1, F2: M2]`), details group meta.k8s.io and `kind`, for the
+/// options of a request (ListOptions, CreateOptions, ...).
 api_status invalid_options_status(const std::string& kind,
                                   const std::vector<field_cause>& causes);
 

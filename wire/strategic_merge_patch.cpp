@@ -268,6 +268,38 @@ const list_strategies& object_meta_list_strategies() {
   return lists;
 }
 
+const list_strategies& pod_list_strategies() {
+  static const list_strategies lists = [] {
+    auto out = object_meta_list_strategies();
+    auto by = [&out](const std::string& path, const char* key) {
+      out[path] = {list_strategy::kind::merge_by_key, key};
+    };
+    for (const char* c : {"containers", "initContainers",
+                          "ephemeralContainers"}) {
+      auto base = std::string{"spec."} + c;
+      by(base, "name");
+      by(base + ".env", "name");
+      by(base + ".ports", "containerPort");
+      by(base + ".volumeMounts", "mountPath");
+      by(base + ".volumeDevices", "devicePath");
+    }
+    for (const char* list : {"spec.volumes", "spec.imagePullSecrets",
+                             "spec.schedulingGates", "spec.resourceClaims"})
+      by(list, "name");
+    by("spec.hostAliases", "ip");
+    by("spec.topologySpreadConstraints", "topologyKey");
+    by("status.conditions", "type");
+    by("status.podIPs", "ip");
+    return out;
+  }();
+  return lists;
+}
+
+const list_strategies& list_strategies_of(resource res) {
+  return res == resource::pods ? pod_list_strategies()
+                               : object_meta_list_strategies();
+}
+
 patch_result strategic_merge_patch(json target, const json& patch,
                                    const list_strategies& lists) {
   if (!patch.is_object())

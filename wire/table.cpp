@@ -357,7 +357,7 @@ std::string encode_table(resource res, const std::vector<api_object>& items,
   for (const auto& item : items)
     rows.push_back(row(item, now));
   x["rows"] = std::move(rows);
-  return x.dump();
+  return detail::json_text(x);
 }
 
 } // namespace podref::wire

@@ -101,8 +101,12 @@ result<wire_watch_line> decode_watch_line(resource res, std::string_view line) {
         out.event.object = object_of(res, object, "object");
         out.event.resource_version = parse_resource_version(
           out.event.object.meta().resource_version);
-        if (type == watch_event_type::bookmark)
+        if (type == watch_event_type::bookmark) {
+          const auto& a = out.event.object.meta().annotations;
+          auto end = a.find("k8s.io/initial-events-end");
+          out.initial_events_end = end != a.end() && end->second == "true";
           out.event.object = api_object{};
+        }
       });
     return out;
   });

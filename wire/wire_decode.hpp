@@ -38,6 +38,9 @@ struct wire_list {
 /// One decoded watch line: an event, or (type ERROR) the Status it carries.
 struct wire_watch_line {
   bool is_error = false;
+  /// A BOOKMARK annotated `k8s.io/initial-events-end: "true"`: the end of
+  /// a watch-list's initial events.
+  bool initial_events_end = false;
   watch_event event;
   wire_status status;
 };

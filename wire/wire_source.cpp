@@ -19,82 +19,12 @@
 
 #include "podref/messages/actor_types.hpp"
 #include "podref/wire/detail/request_rules.hpp"
+#include "podref/wire/detail/source_state.hpp"
 #include "podref/wire/detail/watch_stream.hpp"
 #include "podref/wire/http_client.hpp"
 #include "podref/wire/wire_decode.hpp"
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::wire::http_response)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(podref::wire::wire_watch_line)
-
-namespace podref::wire {
-
-namespace {
-
-using detail::error_of;
-using detail::escape;
-
-using req_done_atom = caf::atom_constant<caf::atom("ws_done")>;
-using line_atom = caf::atom_constant<caf::atom("ws_line")>;
-using stream_done_atom = caf::atom_constant<caf::atom("ws_sdone")>;
-using run_atom = caf::atom_constant<caf::atom("ws_run")>;
-
-enum class call_kind : std::uint8_t { get, list, watch };
-
-/// A get or list waiting for its reply.
-struct pending_call {
-  call_kind kind = call_kind::get;
-  caf::response_promise promise;
-  resource res = resource::secrets;
-  std::string ns;
-  std::string name;
-  std::string rv;
-  std::string continue_token;
-  std::vector<api_object> items; // pages so far
-  std::uint32_t throttle_retries = 0;
-};
-
-struct open_watch {
-  watcher_actor watcher;
-  resource res = resource::secrets;
-  std::string ns;
-  std::string name;
-  std::string rv;
-  /// 0 while the request waits for the rate limiter.
-  http_client::request_id http = 0;
-  std::uint32_t throttle_retries = 0;
-};
-
-struct source_state {
-  static constexpr const char* name = "podref.wire_source";
-
-  std::shared_ptr<http_client> client;
-  wire_source_options options;
-  std::shared_ptr<wire_source_counters> counters;
-  detail::token_bucket bucket{0, 0};
-  std::unordered_map<std::uint64_t, pending_call> calls;
-  std::unordered_map<watch_id, open_watch> watches;
-  std::uint64_t next_call = 1;
-  watch_id next_watch = 1;
-  std::minstd_rand rng{std::random_device{}()};
-
-  ~source_state() {
-    for (auto& [id, w] : watches)
-      if (w.http != 0)
-        client->cancel(w.http);
-  }
-
-  /// Takes a token; the time to wait for it (zero: go now), counted.
-  caf::timespan reserve() {
-    auto ns = bucket.reserve();
-    if (ns.count() > 0) {
-      ++counters->throttled;
-      counters->throttled_wait_ns += static_cast<std::uint64_t>(ns.count());
-    }
-    return std::chrono::duration_cast<caf::timespan>(ns);
-  }
-};
-
-using source_actor = caf::stateful_actor<source_state>;
+namespace podref::wire::detail {
 
 std::string collection_path(resource res, const std::string& ns) {
   return "/api/v1/namespaces/" + escape(ns) + "/"
@@ -104,6 +34,8 @@ std::string collection_path(resource res, const std::string& ns) {
 std::string what(resource res, const std::string& ns, const std::string& name) {
   return std::string{plural_name(res)} + " " + ns + "/" + name;
 }
+
+namespace {
 
 std::string list_path(const pending_call& c) {
   auto q = collection_path(c.res, c.ns) + "?";
@@ -154,16 +86,29 @@ void send_watch(source_actor* self, watch_id id) {
   auto i = st.watches.find(id);
   if (i == st.watches.end())
     return;
+  auto timeout_s = draw_watch_timeout(st);
+  i->second.http = open_stream(self, watch_path(i->second, timeout_s),
+                               i->second.res, id, false, timeout_s);
+}
+
+} // namespace
+
+std::uint64_t draw_watch_timeout(source_state& st) {
   auto min_s = static_cast<std::uint64_t>(st.options.min_watch_timeout.count());
   std::uniform_int_distribution<std::uint64_t> draw{min_s, 2 * min_s - 1};
-  auto timeout_s = draw(st.rng);
-  auto path = watch_path(i->second, timeout_s);
+  return draw(st.rng);
+}
+
+http_client::request_id open_stream(source_actor* self, std::string path,
+                                    resource res, std::uint64_t key,
+                                    bool list_stream,
+                                    std::uint64_t timeout_s) {
+  auto& st = self->state;
   auto stream = std::make_shared<detail::watch_stream>(
     st.options.max_event_bytes);
   caf::actor_addr addr = self->address();
-  auto res = i->second.res;
   http_client::handlers h;
-  h.on_stream = [addr, id, stream, res](std::string_view chunk) {
+  h.on_stream = [addr, key, stream, res, list_stream](std::string_view chunk) {
     auto a = caf::actor_cast<caf::actor>(addr);
     if (!a)
       return false;
@@ -171,36 +116,60 @@ void send_watch(source_actor* self, watch_id id) {
       chunk,
       [res](std::string_view line) { return decode_watch_line(res, line); },
       [&](wire_watch_line ev) {
-        caf::anon_send(a, line_atom::value, id, std::move(ev));
+        if (list_stream)
+          caf::anon_send(a, wl_line_atom::value, key, std::move(ev));
+        else
+          caf::anon_send(a, line_atom::value, key, std::move(ev));
       });
   };
-  h.on_done = [addr, id, stream](http_response r) {
+  h.on_done = [addr, key, stream, list_stream](http_response r) {
     stream->finish(r);
-    if (auto a = caf::actor_cast<caf::actor>(addr))
-      caf::anon_send(a, stream_done_atom::value, id, std::move(r));
+    auto a = caf::actor_cast<caf::actor>(addr);
+    if (!a)
+      return;
+    if (list_stream)
+      caf::anon_send(a, wl_done_atom::value, key, std::move(r));
+    else
+      caf::anon_send(a, stream_done_atom::value, key, std::move(r));
   };
   // The server ends the stream at timeoutSeconds; one that goes silent
   // (a peer gone without a reset) is ended here a grace period later.
   auto deadline = std::chrono::seconds(timeout_s) + st.options.watch_grace;
-  i->second.http = st.client->get(
+  return st.client->get(
     std::move(path), std::move(h),
     std::chrono::duration_cast<std::chrono::milliseconds>(deadline));
 }
 
-/// Runs `key` of `kind` now or when the rate limiter allows.
+namespace {
+
+/// Sends paced request `key` of `kind`.
+void run_paced(source_actor* self, call_kind kind, std::uint64_t key) {
+  switch (kind) {
+    case call_kind::watch:
+      send_watch(self, key);
+      return;
+    case call_kind::watch_list:
+      send_watch_list(self, key);
+      return;
+    default:
+      send_call(self, key);
+  }
+}
+
+} // namespace
+
 void pace(source_actor* self, call_kind kind, std::uint64_t key,
-          caf::timespan extra = caf::timespan{0}) {
+          caf::timespan extra) {
   auto wait = self->state.reserve() + extra;
   if (wait.count() > 0) {
     self->delayed_send(self, wait, run_atom::value,
                        static_cast<std::uint8_t>(kind), key);
     return;
   }
-  if (kind == call_kind::watch)
-    send_watch(self, key);
-  else
-    send_call(self, key);
+  run_paced(self, kind, key);
 }
+
+namespace {
 
 void end_watch(source_actor* self, watch_id id, const error_info* why) {
   auto& st = self->state;
@@ -211,6 +180,7 @@ void end_watch(source_actor* self, watch_id id, const error_info* why) {
   st.watches.erase(i);
   if (w.http != 0)
     st.client->cancel(w.http);
+  forget_watch_list(self, w);
   self->send(w.watcher, w_end_atom::value, id,
              why ? make_caf_error(*why) : caf::error{});
 }
@@ -289,7 +259,7 @@ caf::behavior wire_source(source_actor* self,
     c.name = std::move(name);
     c.rv = std::move(rv);
     auto promise = c.promise;
-    pace(self, kind, key);
+    pace(self, streams_list(self, c) ? call_kind::watch_list : kind, key);
     return promise;
   };
   return {
@@ -311,7 +281,9 @@ caf::behavior wire_source(source_actor* self,
       w.ns = std::move(ns);
       w.name = std::move(name);
       w.rv = std::move(rv);
-      pace(self, call_kind::watch, id);
+      // After a streaming list, its stream goes on as this watch.
+      if (!adopt_watch_list(self, id))
+        pace(self, call_kind::watch, id);
       return id;
     },
     [self](cancel_atom, watch_id id) {
@@ -321,70 +293,81 @@ caf::behavior wire_source(source_actor* self,
         return;
       if (i->second.http != 0)
         s.client->cancel(i->second.http);
+      forget_watch_list(self, i->second);
       s.watches.erase(i);
     },
     [self](run_atom, std::uint8_t kind, std::uint64_t key) {
-      if (static_cast<call_kind>(kind) == call_kind::watch)
-        send_watch(self, key);
-      else
-        send_call(self, key);
+      run_paced(self, static_cast<call_kind>(kind), key);
     },
     [self](req_done_atom, std::uint64_t key, http_response& r) {
       on_call_done(self, key, r);
     },
     [self](line_atom, watch_id id, wire_watch_line& line) {
-      auto& s = self->state;
-      auto i = s.watches.find(id);
-      if (i == s.watches.end())
-        return;
-      if (line.is_error) {
-        auto subject = "watch " + what(i->second.res, i->second.ns,
-                                       i->second.name);
-        auto msg = line.status.message.empty()
-                     ? subject + ": ERROR event with code "
-                         + std::to_string(line.status.code)
-                     : line.status.message;
-        error_info why{line.status.code == 410 ? errc::expired
-                                               : errc::unavailable,
-                       std::move(msg)};
-        end_watch(self, id, &why);
-        return;
-      }
-      self->send(i->second.watcher, w_event_atom::value, id,
-                 std::move(line.event));
+      on_watch_line(self, id, line);
     },
     [self](stream_done_atom, watch_id id, http_response& r) {
-      auto& s = self->state;
-      auto i = s.watches.find(id);
-      if (i == s.watches.end())
-        return;
-      i->second.http = 0; // finished at the client
-      auto subject = "watch " + what(i->second.res, i->second.ns,
-                                     i->second.name);
-      if (r.status == 200 && r.error.empty()) {
-        end_watch(self, id, nullptr);
-        return;
-      }
-      // Throttled before the stream began: the same watch again after the
-      // server's Retry-After, not the reflector's error backoff.
-      if (r.status == 429
-          && i->second.throttle_retries < s.options.max_throttle_retries) {
-        ++i->second.throttle_retries;
-        ++s.counters->retried_429;
-        pace(self, call_kind::watch, id, detail::retry_after(r, s.options.max_retry_after));
-        return;
-      }
-      error_info why = r.status == 200
-                         ? error_info{errc::unavailable, subject + ": " + r.error}
-                         : error_of(r, subject);
-      if (r.status == 200)
-        ++s.counters->bad_streams;
-      end_watch(self, id, &why);
+      on_watch_done(self, id, r);
+    },
+    [self](wl_line_atom, std::uint64_t key, wire_watch_line& line) {
+      on_list_stream_line(self, key, line);
+    },
+    [self](wl_done_atom, std::uint64_t key, http_response& r) {
+      on_list_stream_done(self, key, r);
+    },
+    [self](wl_timeout_atom, std::uint64_t key, std::uint8_t armed_in) {
+      on_list_stream_timeout(self, key, armed_in);
     },
   };
 }
 
 } // namespace
+
+void on_watch_line(source_actor* self, watch_id id, wire_watch_line& line) {
+  auto& s = self->state;
+  auto i = s.watches.find(id);
+  if (i == s.watches.end())
+    return;
+  if (line.is_error) {
+    auto why = watch_error_of(
+      line.status, "watch " + what(i->second.res, i->second.ns, i->second.name));
+    end_watch(self, id, &why);
+    return;
+  }
+  self->send(i->second.watcher, w_event_atom::value, id, std::move(line.event));
+}
+
+void on_watch_done(source_actor* self, watch_id id, http_response& r) {
+  auto& s = self->state;
+  auto i = s.watches.find(id);
+  if (i == s.watches.end())
+    return;
+  i->second.http = 0; // finished at the client
+  auto subject = "watch " + what(i->second.res, i->second.ns, i->second.name);
+  if (r.status == 200 && r.error.empty()) {
+    end_watch(self, id, nullptr);
+    return;
+  }
+  // Throttled before the stream began: the same watch again after the
+  // server's Retry-After, not the reflector's error backoff.
+  if (r.status == 429
+      && i->second.throttle_retries < s.options.max_throttle_retries) {
+    ++i->second.throttle_retries;
+    ++s.counters->retried_429;
+    pace(self, call_kind::watch, id,
+         retry_after(r, s.options.max_retry_after));
+    return;
+  }
+  error_info why = r.status == 200
+                     ? error_info{errc::unavailable, subject + ": " + r.error}
+                     : error_of(r, subject);
+  if (r.status == 200)
+    ++s.counters->bad_streams;
+  end_watch(self, id, &why);
+}
+
+} // namespace podref::wire::detail
+
+namespace podref::wire {
 
 caf::actor spawn_wire_source(caf::actor_system& sys,
                              std::shared_ptr<http_client> client,
@@ -392,7 +375,7 @@ caf::actor spawn_wire_source(caf::actor_system& sys,
                              std::shared_ptr<wire_source_counters> counters) {
   if (!counters)
     counters = std::make_shared<wire_source_counters>();
-  return sys.spawn(wire_source, std::move(client), options,
+  return sys.spawn(detail::wire_source, std::move(client), options,
                    std::move(counters));
 }
 

@@ -12,7 +12,9 @@
 //   again from the last version it saw), an ERROR 410 event or an HTTP 410 a
 //   w_end with errc::expired (it relists), a malformed or oversized line or
 //   a stream cut mid-line a w_end with errc::unavailable (it backs off);
-// - get(ns, name, rv): GET .../RES/NAME[?resourceVersion=RV].
+// - get(ns, name, rv): GET .../RES/NAME[?resourceVersion=RV];
+// - with options.watch_list, a first list or a relist is a watch-list
+//   whose stream then serves the watch (watch_list.cpp).
 // Error replies: 404 errc::not_found with the server's message (`secrets
 // "x" not found`); 410 and 504 "too large resource version" errc::expired;
 // 429, on a request or before a watch's stream began, retried after its
@@ -55,6 +57,16 @@ struct wire_source_options {
   std::uint32_t max_throttle_retries = 10;
   /// Retry-After values are capped at this.
   std::chrono::seconds max_retry_after{60};
+  /// The streaming list (client-go's WatchList, KEP-3157; off by default,
+  /// as in the kubelet): a list is one watch with sendInitialEvents=true&
+  /// resourceVersionMatch=NotOlderThan whose initial events up to the
+  /// bookmark annotated k8s.io/initial-events-end are the list, and whose
+  /// stream then serves the reflector's watch from that bookmark's
+  /// version. A refusal (422: then never again), an ERROR event, the
+  /// stream's end, or no end bookmark within watch_list_timeout fall back
+  /// to the plain list.
+  bool watch_list = false;
+  std::chrono::milliseconds watch_list_timeout{10000};
 };
 
 /// Counters of the source, readable from any thread.
@@ -66,6 +78,10 @@ struct wire_source_counters {
   std::atomic<std::uint64_t> retried_429{0};
   /// Watches ended by a malformed, oversized or cut line.
   std::atomic<std::uint64_t> bad_streams{0};
+  /// Streaming lists that fell back to a plain list, and streams a watch
+  /// took over.
+  std::atomic<std::uint64_t> watch_list_fallbacks{0};
+  std::atomic<std::uint64_t> watch_list_adopted{0};
 };
 
 /// Spawns a wire source over `client` (shared with the caller, who keeps it

@@ -88,8 +88,10 @@ caf::result<api_object> update_object(memory_api_server_pointer self,
 caf::result<api_object> apply_object(memory_api_server_pointer self,
                                      const api_object& obj);
 
-/// replace_atom: update_atom with a resourceVersion precondition; keeps the
-/// stored uid and creationTimestamp.
+/// replace_atom: update_atom with a resourceVersion precondition (409),
+/// then the API server's update rules (find_update_problems: errc::invalid
+/// with the problems as causes); keeps the stored uid and
+/// creationTimestamp.
 caf::result<api_object> replace_object(memory_api_server_pointer self,
                                        const api_object& obj);
 

@@ -203,6 +203,8 @@ keep keep_child(const keep& parent, bool list, std::string_view key,
   out.all = parent.all || anchored;
   out.shape = next_shape(parent, list, key, limits);
   out.merged = parent.merged || parent.elements_alike;
+  // A List item is a document too: parsed again, it keeps all as its List.
+  out.skip_kinds = parent.skip_kinds;
   return out;
 }
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <utility>
 
-#include "podref/messages/validation.hpp"
 #include "podref/messages/base64.hpp"
+#include "podref/messages/object_validation.hpp"
 #include "podref/manifest/detail/kinds.hpp"
 #include "podref/manifest/detail/pod_spec_decoder.hpp"
 
@@ -46,20 +46,32 @@ void read_base64_map(const json& object, std::string_view key,
     return;
   const auto map_at = at.field(key);
   for (auto& [name, text] : encoded) {
-    auto bytes = decode_base64(text);
-    if (!bytes)
-      fail(map_at.field(name), "invalid base64");
-    out.emplace(name, std::move(*bytes));
+    auto decoded = decode_base64_checked(text);
+    if (!decoded.bytes)
+      fail(map_at.field(name), "illegal base64 data at input byte "
+                                 + std::to_string(decoded.error_offset));
+    out.emplace(name, std::move(*decoded.bytes));
   }
 }
 
-/// The metadata of `object`; a namespaced kind without a namespace gets
-/// "default". Fails for a name that is not a DNS-1123 subdomain and, for
-/// namespaced kinds, a namespace that is not a DNS-1123 label (every kind
-/// decoded here names its objects so upstream). An empty name passes: the
-/// manifest may rely on generateName.
+/// Fails with the first of `problems` (paths from the object's root).
+void fail_first(const field_path& at,
+                const std::vector<field_problem>& problems) {
+  if (problems.empty())
+    return;
+  auto path = at.str();
+  if (!path.empty())
+    path += '.';
+  path += problems.front().path;
+  fail(field_path{path}, problems.front().problem);
+}
+
+/// The metadata of `object`, an object of `kind`; a namespaced kind
+/// without a namespace gets "default". When `check`, fails at the first
+/// problem find_meta_problems finds (an empty name passes: the manifest may
+/// rely on generateName).
 object_meta decode_metadata(const json& object, const field_path& at,
-                            bool namespaced) {
+                            resource kind, bool check) {
   object_meta out;
   if (const auto* meta = member(object, "metadata")) {
     const auto meta_at = at.field("metadata");
@@ -70,15 +82,11 @@ object_meta decode_metadata(const json& object, const field_path& at,
     read_resource_version(*meta, meta_at, out.resource_version);
     read(*meta, "labels", meta_at, out.labels);
     read(*meta, "annotations", meta_at, out.annotations);
-    if (namespaced && !out.ns.empty())
-      if (auto problem = namespace_problem(out.ns))
-        fail(meta_at.field("namespace"), *problem);
-    if (!out.name.empty())
-      if (auto problem = object_name_problem(out.name))
-        fail(meta_at.field("name"), *problem);
   }
-  if (namespaced && out.ns.empty())
+  if (is_namespaced(kind) && out.ns.empty())
     out.ns = default_namespace;
+  if (check)
+    fail_first(at, find_meta_problems(out, kind, false));
   return out;
 }
 
@@ -87,7 +95,8 @@ object_meta decode_metadata(const json& object, const field_path& at,
 pod_ptr decode_pod(const json& object, const field_path& at,
                    const manifest_limits& limits) {
   auto out = std::make_shared<pod>();
-  out->metadata = decode_metadata(object, at, true);
+  out->metadata = decode_metadata(object, at, resource::pods,
+                                  limits.check_objects);
   if (const auto* spec = member(object, "spec"))
     out->spec = decode_pod_spec(*spec, at.field("spec"), limits);
   return out;
@@ -113,7 +122,8 @@ void descend(const json& value, const field_path& at,
 pod_ptr decode_workload(const json& object, const field_path& at,
                         bool cron_job, const manifest_limits& limits) {
   auto out = std::make_shared<pod>();
-  auto meta = decode_metadata(object, at, true);
+  auto meta = decode_metadata(object, at, resource::pods,
+                              limits.check_objects);
   out->metadata.ns = std::move(meta.ns);
   out->metadata.name = std::move(meta.name);
   // A CronJob's template is at spec.jobTemplate.spec.template, the other
@@ -137,28 +147,39 @@ pod_ptr decode_workload(const json& object, const field_path& at,
   return out;
 }
 
-secret_ptr decode_secret(const json& object, const field_path& at) {
+secret_ptr decode_secret(const json& object, const field_path& at,
+                         bool check) {
   auto out = std::make_shared<secret>();
-  out->metadata = decode_metadata(object, at, true);
+  out->metadata = decode_metadata(object, at, resource::secrets, check);
   read(object, "type", at, out->type);
   read(object, "immutable", at, out->immutable);
   read_base64_map(object, "data", at, out->data);
   read(object, "stringData", at, out->string_data);
+  if (check) {
+    // The server's default type, which its checks see.
+    auto defaulted = *out;
+    if (defaulted.type.empty())
+      defaulted.type = "Opaque";
+    fail_first(at, find_secret_content_problems(defaulted));
+  }
   return out;
 }
 
-config_map_ptr decode_config_map(const json& object, const field_path& at) {
+config_map_ptr decode_config_map(const json& object, const field_path& at,
+                                 bool check) {
   auto out = std::make_shared<config_map>();
-  out->metadata = decode_metadata(object, at, true);
+  out->metadata = decode_metadata(object, at, resource::config_maps, check);
   read(object, "immutable", at, out->immutable);
   read(object, "data", at, out->data);
   read_base64_map(object, "binaryData", at, out->binary_data);
+  if (check)
+    fail_first(at, find_config_map_content_problems(*out));
   return out;
 }
 
-node_ptr decode_node(const json& object, const field_path& at) {
+node_ptr decode_node(const json& object, const field_path& at, bool check) {
   auto out = std::make_shared<node>();
-  out->metadata = decode_metadata(object, at, false);
+  out->metadata = decode_metadata(object, at, resource::nodes, check);
   return out;
 }
 
@@ -228,11 +249,11 @@ void object_decoder::decode_object(const pending& item,
   else if (kind == "CronJob" || is_template_kind(kind))
     entry.object = decode_workload(object, at, kind == "CronJob", limits_);
   else if (kind == "Secret")
-    entry.object = decode_secret(object, at);
+    entry.object = decode_secret(object, at, limits_.check_objects);
   else if (kind == "ConfigMap")
-    entry.object = decode_config_map(object, at);
+    entry.object = decode_config_map(object, at, limits_.check_objects);
   else if (kind == "Node")
-    entry.object = decode_node(object, at);
+    entry.object = decode_node(object, at, limits_.check_objects);
   else
     return; // a kind podref does not model
   out_.push_back(std::move(entry));

@@ -404,16 +404,22 @@ void for_each_yaml_document(std::string_view original,
   // After a restart: the documents starting before the one parsed again
   // were handed already (only when the restart line holds one too).
   std::size_t resume_at = 0;
+  bool restarted = false;
   for (std::size_t index = 0;;) {
     auto text = whole.substr(base);
     bool more = false;
     try {
       more = parser->HandleNextDocument(builder);
-    } catch (const repeated_kind_error&) {
+    } catch (const repeated_kind_error& e) {
       // Parse this document again from the start of its line, keeping
       // what a skipped kind would drop; then go on from there as before.
       const auto& start = builder.document_start();
       auto at = base + offset_of(text, start);
+      // Each restart must be for a later document than the last one, or
+      // the parse would go round without end: then the error stands.
+      if (restarted && at <= resume_at)
+        throw input_error(e);
+      restarted = true;
       auto cut = whole.rfind('\n', at == 0 ? 0 : at - 1);
       cut = cut == std::string_view::npos || cut < base ? base : cut + 1;
       line_base += static_cast<std::size_t>(std::max(start.line, 0));

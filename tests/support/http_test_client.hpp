@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -25,6 +26,8 @@ struct http_test_reply {
   int status = 0;
   std::string body;
   std::string content_type;
+  /// The values of the reply's Warning headers, in order.
+  std::vector<std::string> warnings = {};
 };
 
 /// One connection; each call sends a request and reads its whole reply.
@@ -39,15 +42,18 @@ struct http_test_client {
     stream.expires_after(std::chrono::seconds(20));
   }
 
-  /// A request with `body` in `content_type` (none without a body), and a
-  /// User-Agent when `user_agent` is not empty.
+  /// A request with `body` in `content_type` (none without a body), and an
+  /// Accept and a User-Agent when `accept` and `user_agent` are not empty.
   http_test_reply call(boost::beast::http::verb verb, const std::string& target,
                        const std::string& body = {},
                        const std::string& content_type = "application/json",
+                       const std::string& accept = {},
                        const std::string& user_agent = {}) {
     namespace http = boost::beast::http;
     http::request<http::string_body> req{verb, target, 11};
     req.set(http::field::host, "127.0.0.1");
+    if (!accept.empty())
+      req.set(http::field::accept, accept);
     if (!user_agent.empty())
       req.set(http::field::user_agent, user_agent);
     if (!body.empty()) {
@@ -58,8 +64,12 @@ struct http_test_client {
     http::write(stream, req);
     http::response<http::string_body> res;
     http::read(stream, buffer, res);
-    return {static_cast<int>(res.result_int()), res.body(),
-            std::string{res[http::field::content_type]}};
+    http_test_reply reply{static_cast<int>(res.result_int()), res.body(),
+                          std::string{res[http::field::content_type]}};
+    for (const auto& field : res)
+      if (field.name() == http::field::warning)
+        reply.warnings.emplace_back(field.value());
+    return reply;
   }
 
   http_test_reply get(const std::string& target) {

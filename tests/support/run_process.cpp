@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstddef>
+#include <algorithm>
+#include <cstdint>
 #include <system_error>
 
 #include <fcntl.h>
@@ -94,9 +96,12 @@ bool drain(int fd, std::string& sink) {
 
 } // namespace
 
-process_result run_process(const std::vector<std::string>& argv,
+namespace {
+
+process_result run_bounded(const std::vector<std::string>& argv,
                            const std::string& input,
-                           const std::string& working_directory) {
+                           const std::string& working_directory,
+                           const run_limits& limits) {
   if (argv.empty())
     throw_errno(EINVAL, "run_process: empty argv");
   std::signal(SIGPIPE, SIG_IGN);
@@ -127,6 +132,10 @@ process_result run_process(const std::vector<std::string>& argv,
                            args.data(), environ);
       rc != 0)
     throw_errno(rc, "posix_spawn");
+  if (limits.started)
+    limits.started(static_cast<int>(pid));
+  auto deadline = std::chrono::steady_clock::now() + limits.limit;
+  bool killed = false;
 
   // Only the child may hold these ends, or EOF would never arrive.
   in.read_end.reset();
@@ -153,7 +162,21 @@ process_result run_process(const std::vector<std::string>& argv,
       watch(err.read_end.get(), POLLIN);
     if (in.write_end.get() >= 0)
       watch(in.write_end.get(), POLLOUT);
-    if (::poll(fds, count, -1) < 0) {
+    int wait_ms = -1;
+    if (limits.limit.count() > 0 && !killed) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        ::kill(pid, SIGKILL); // its pipes close: the loop ends
+        killed = true;
+      } else {
+        wait_ms = static_cast<int>(std::min<std::int64_t>(left.count(), 1000));
+      }
+    }
+    auto ready = ::poll(fds, count, wait_ms);
+    if (ready == 0)
+      continue;
+    if (ready < 0) {
       if (errno == EINTR)
         continue;
       throw_errno(errno, "poll");
@@ -187,6 +210,19 @@ process_result run_process(const std::vector<std::string>& argv,
   else if (WIFSIGNALED(status))
     result.status = 128 + WTERMSIG(status);
   return result;
+}
+
+} // namespace
+
+process_result run_process(const std::vector<std::string>& argv,
+                           const std::string& input,
+                           const std::string& working_directory) {
+  return run_bounded(argv, input, working_directory, {});
+}
+
+process_result run_process(const std::vector<std::string>& argv,
+                           const run_limits& limits) {
+  return run_bounded(argv, {}, {}, limits);
 }
 
 std::vector<std::string> split_lines(const std::string& text) {

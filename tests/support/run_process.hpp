@@ -1,6 +1,8 @@
 // Runs a child process for the command-line tests and captures its output.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,20 @@ struct process_result {
 process_result run_process(const std::vector<std::string>& argv,
                            const std::string& input = {},
                            const std::string& working_directory = {});
+
+/// Bounds and hooks of run_process.
+struct run_limits {
+  /// Kills the child (SIGKILL) when it still runs this long after its
+  /// start (its status is then 137); zero: never.
+  std::chrono::milliseconds limit{0};
+  /// Called with the child's pid once it started (on the calling thread),
+  /// e.g. to signal it from another thread.
+  std::function<void(int pid)> started;
+};
+
+/// run_process without input, within `limits`.
+process_result run_process(const std::vector<std::string>& argv,
+                           const run_limits& limits);
 
 /// The lines of `text`, without their '\n'; a final line without '\n' counts.
 std::vector<std::string> split_lines(const std::string& text);

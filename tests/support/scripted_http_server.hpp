@@ -2,11 +2,14 @@
 // request (one per connection) is answered with what `answer(path, n)`
 // returns (the path with its query; paths() records "METHOD path"), n counting the requests with that path's kind (watch or not)
 // from 1. An answer starting with "HOLD:" writes the rest and keeps the
-// connection open until the client leaves (an open watch). Header-only;
+// connection open until the client leaves (an open watch); one with
+// `pause` in it is written in two writes 50 ms apart (an event split
+// across TCP segments and chunks arrives in two reads). Header-only;
 // the tests that include it link Boost (tests/CMakeLists.txt: wire_*).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <mutex>
@@ -62,6 +65,9 @@ public:
     std::lock_guard<std::mutex> guard{mtx_};
     return bodies_;
   }
+
+  /// Where an answer is split into two writes.
+  static constexpr const char* pause = "\x01PAUSE\x01";
 
   static std::string chunk(const std::string& x) {
     char size[32];
@@ -139,6 +145,12 @@ private:
     bool hold = out.rfind("HOLD:", 0) == 0;
     if (hold)
       out.erase(0, 5);
+    auto cut = out.find(pause);
+    if (cut != std::string::npos) {
+      boost::asio::write(s, boost::asio::buffer(out.substr(0, cut)), ec);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      out.erase(0, cut + std::string{pause}.size());
+    }
     boost::asio::write(s, boost::asio::buffer(out), ec);
     if (hold) {
       char c;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "podref/messages/pod_references.hpp"
+#include "podref/runtime/api_server.hpp"
 #include "podref/runtime/runtime.hpp"
 #include "simulation/arrivals.hpp"
 #include "simulation/checks.hpp"
@@ -159,7 +160,8 @@ struct harness {
 
 simulation_summary run_simulation(const simulation_config& config,
                                   const simulation_input& input,
-                                  const progress_callback& progress) {
+                                  const progress_callback& progress,
+                                  const serve_hook& serve) {
   auto start = sim_clock::now();
   simulation_summary sum;
   sum.config = config;
@@ -171,6 +173,17 @@ simulation_summary run_simulation(const simulation_config& config,
   configmap_manager configmaps{rt, api, config.strategy};
   world w{config, api, secrets, configmaps, {}, input.templates, {}, {}, {}};
   auto latest = load_objects(w, input, sum);
+  // Served from here to the end of the run (destroyed before `api`).
+  std::shared_ptr<void> served;
+  if (serve) {
+    auto started = serve(rt, api);
+    if (!started) {
+      sum.aborted = started.error().message;
+      sum.failures.push_back(sum.aborted);
+      return sum;
+    }
+    served = std::move(started).value();
+  }
   engine_checks checks{rt, w};
   harness h{w, std::move(latest)};
 

@@ -13,13 +13,20 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "podref/messages/api_object.hpp"
 #include "podref/messages/pod.hpp"
 #include "podref/runtime/object_manager.hpp"
+#include "podref/messages/errors.hpp"
 #include "podref/messages/strategy.hpp"
+
+namespace podref {
+class api_server;
+class runtime;
+} // namespace podref
 
 namespace podref::cli {
 
@@ -141,6 +148,8 @@ struct simulation_summary {
   manager_stats configmaps_final;
   /// Invariant violations, one sentence each; empty iff the run passed.
   std::vector<std::string> failures;
+  /// Why the run never started (the serve hook failed); empty otherwise.
+  std::string aborted;
 
   bool passed() const noexcept {
     return failures.empty();
@@ -150,10 +159,18 @@ struct simulation_summary {
 /// Called a few times per second from the thread that runs the simulation.
 using progress_callback = std::function<void(const simulation_progress&)>;
 
+/// Called once the API server holds the input's objects, before the busy
+/// phase: what it returns (an HTTP front, say) is kept until the run ends,
+/// then destroyed before the API server. An error ends the run at once,
+/// as a failure.
+using serve_hook
+  = std::function<result<std::shared_ptr<void>>(runtime&, api_server&)>;
+
 /// Runs one simulation on a fresh runtime, API server and pair of managers
-/// and returns its summary. `progress` may be empty.
+/// and returns its summary. `progress` and `serve` may be empty.
 simulation_summary run_simulation(const simulation_config& config,
                                   const simulation_input& input,
-                                  const progress_callback& progress = {});
+                                  const progress_callback& progress = {},
+                                  const serve_hook& serve = {});
 
 } // namespace podref::cli

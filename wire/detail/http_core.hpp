@@ -19,6 +19,7 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "podref/wire/detail/server_metrics.hpp"
 #include "podref/wire/http_server.hpp"
 
 namespace podref::wire {
@@ -61,6 +62,8 @@ struct http_server::impl {
   caf::actor_system* sys = nullptr;
   source_function source;
   http_server_options options;
+  /// Before ioc: the connections that count in it go first.
+  detail::server_metrics metrics;
   /// Set when serving HTTPS; shared by every connection.
   std::unique_ptr<boost::asio::ssl::context> tls;
   boost::asio::io_context ioc;

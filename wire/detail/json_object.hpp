@@ -32,6 +32,14 @@ api_object with_server_metadata(const api_object& obj,
 /// which the server names.
 bool named_by_server(const api_object& obj, const std::string& path_name);
 
+/// `x` as JSON text. Names, namespaces and selectors come from a client's
+/// path and need not be UTF-8: such bytes are written as U+FFFD rather
+/// than thrown at (found by the request fuzz target).
+template <class Json>
+std::string json_text(const Json& x) {
+  return x.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 /// metadata as the API server writes it (creationTimestamp null if unset).
 nlohmann::ordered_json metadata_json(const object_meta& meta);
 

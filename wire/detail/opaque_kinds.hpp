@@ -38,6 +38,11 @@ nlohmann::ordered_json opaque_json(const api_object& obj, bool with_type);
 /// is not a Pod, Node or Namespace).
 nlohmann::ordered_json opaque_fields(const api_object& obj);
 
+/// A pod's spec.nodeName, read from its kept JSON without building a
+/// document (the kubelets' field selector evaluates it for every pod of a
+/// list and every pod event of every node's watch); empty when absent.
+std::string pod_node_name(const api_object& obj);
+
 /// The string at `path` (keys from the top) in `x`; empty when absent or
 /// not a string.
 std::string string_at(const nlohmann::ordered_json& x,

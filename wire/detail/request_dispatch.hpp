@@ -7,9 +7,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "podref/wire/access.hpp"
 #include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/server_metrics.hpp"
 
 namespace podref::wire::detail {
 
@@ -33,7 +35,18 @@ struct dispatch {
   std::optional<http_reply> reply;
   api_call call;
   bool watch = false;
+  /// Answer with the front's metrics (GET /metrics, access checked).
+  bool metrics = false;
+  /// What the request is counted as.
+  request_class counted;
+  /// Warnings for whatever the reply is, each a `Warning: 299 - "TEXT"`
+  /// header (fieldValidation Warn's unknown fields).
+  std::vector<std::string> warnings;
 };
+
+/// The value of a Warning header carrying `text`: `299 - "TEXT"`, the text
+/// quoted as Go's strconv.Quote does for printable ASCII.
+std::string warning_header(const std::string& text);
 
 /// Checks `req`'s credentials (a 401 or 403 reply when `policy` refuses
 /// them), then routes and decodes it; `host_port` is the server's, for

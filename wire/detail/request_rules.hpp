@@ -11,6 +11,7 @@
 
 #include "podref/messages/errors.hpp"
 #include "podref/wire/http_client.hpp"
+#include "podref/wire/wire_decode.hpp"
 
 namespace podref::wire::detail {
 
@@ -21,6 +22,12 @@ std::string escape(std::string_view s);
 /// the server's message; 410, and 504 "too large resource version",
 /// errc::expired (the caller relists); anything else errc::unavailable.
 error_info error_of(const http_response& r, const std::string& subject);
+
+/// What a watch's ERROR event with Status `st` means: errc::expired for
+/// 410 and for a 504 "too large resource version" (the caller relists
+/// without a version, as client-go's reflector does for both), else
+/// errc::unavailable; the message is the server's, or names `subject`.
+error_info watch_error_of(const wire_status& st, const std::string& subject);
 
 /// A 429's Retry-After in whole seconds (1 when absent or unreadable),
 /// clamped to [0, cap].

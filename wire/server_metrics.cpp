@@ -1,0 +1,189 @@
+// The HTTP front's counters and their Prometheus exposition.
+#include "podref/wire/detail/server_metrics.hpp"
+
+#include <utility>
+#include <vector>
+
+#include <prometheus/text_serializer.h>
+
+#include "podref/wire/metric_family.hpp"
+
+namespace podref::wire::detail {
+
+namespace {
+
+std::string verb_of(std::string_view method, route_kind kind) {
+  switch (kind) {
+    case route_kind::get:
+      return "GET";
+    case route_kind::list:
+      return "LIST";
+    case route_kind::watch:
+      return "WATCH";
+    case route_kind::create:
+      return "POST";
+    case route_kind::update:
+      return "PUT";
+    case route_kind::patch:
+      return "PATCH";
+    case route_kind::remove:
+      return "DELETE";
+    default:
+      break;
+  }
+  // Other paths: the method itself, bounded to the ones HTTP defines (a
+  // client cannot mint label values).
+  for (std::string_view m : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
+                             "OPTIONS"})
+    if (method == m)
+      return std::string{m};
+  return "other";
+}
+
+bool names_resource(route_kind kind) {
+  switch (kind) {
+    case route_kind::get:
+    case route_kind::list:
+    case route_kind::watch:
+    case route_kind::create:
+    case route_kind::update:
+    case route_kind::patch:
+    case route_kind::remove:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const char* scope_name(request_class::scope_kind s) {
+  switch (s) {
+    case request_class::scope_kind::resource:
+      return "resource";
+    case request_class::scope_kind::ns:
+      return "namespace";
+    case request_class::scope_kind::cluster:
+      return "cluster";
+    default:
+      return "";
+  }
+}
+
+const char* refusal_name(std::size_t i) {
+  static constexpr const char* names[refusal_kinds] = {
+    "connections",  "watches",      "streams",     "body_bytes",
+    "header_bytes", "slow_watcher", "slow_request"};
+  return names[i];
+}
+
+/// kube-apiserver's label set of a request (dry_run and subresource are
+/// always empty here: podref serves neither).
+std::vector<prometheus::ClientMetric::Label>
+request_labels(const std::string& verb, const std::string& res,
+               request_class::scope_kind scope) {
+  return {{"component", "apiserver"},
+          {"dry_run", ""},
+          {"group", ""},
+          {"resource", res},
+          {"scope", scope_name(scope)},
+          {"subresource", ""},
+          {"verb", verb},
+          {"version", res.empty() ? "" : "v1"}};
+}
+
+} // namespace
+
+request_class classify_request(std::string_view method, const route& r) {
+  request_class c;
+  c.verb = verb_of(method, r.kind);
+  if (!names_resource(r.kind))
+    return c;
+  c.resource_name = std::string{plural_name(r.res)};
+  if (!r.name.empty())
+    c.scope = request_class::scope_kind::resource;
+  else if (!r.ns.empty())
+    c.scope = request_class::scope_kind::ns;
+  else
+    c.scope = request_class::scope_kind::cluster;
+  return c;
+}
+
+request_class unrouted_request(std::string_view method) {
+  request_class c;
+  c.verb = verb_of(method, route_kind::failure);
+  return c;
+}
+
+void server_metrics::count_request(const request_class& c, int code) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  ++requests_[{c.verb, c.resource_name, c.scope, code}];
+}
+
+void server_metrics::watch_opened(const request_class& c) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  ++watches_[{c.verb, c.resource_name, c.scope}];
+}
+
+void server_metrics::watch_closed(const request_class& c) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  --watches_[{c.verb, c.resource_name, c.scope}];
+}
+
+std::string server_metrics::text() const {
+  using prometheus::MetricType;
+  std::vector<prometheus::MetricFamily> out;
+  out.push_back(wire::metric_family("apiserver_request_total",
+                       "Counter of apiserver requests broken out for each "
+                       "verb, dry run value, group, version, resource, "
+                       "scope, component, and HTTP response code.",
+                       MetricType::Counter));
+  out.push_back(wire::metric_family("apiserver_longrunning_requests",
+                       "Gauge of all active long-running apiserver requests "
+                       "broken out by verb, group, version, resource, scope "
+                       "and component. Not all requests are tracked this "
+                       "way.",
+                       MetricType::Gauge));
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (const auto& [k, n] : requests_) {
+      auto labels = request_labels(std::get<0>(k), std::get<1>(k),
+                                   std::get<2>(k));
+      labels.insert(labels.begin(), {"code", std::to_string(std::get<3>(k))});
+      wire::add_sample(out[0], static_cast<double>(n), std::move(labels));
+    }
+    for (const auto& [k, n] : watches_)
+      wire::add_sample(out[1], static_cast<double>(n),
+          request_labels(std::get<0>(k), std::get<1>(k), std::get<2>(k)));
+  }
+  auto counter = [&](const char* name, const char* help, double v) {
+    out.push_back(wire::metric_family(name, help, MetricType::Counter));
+    wire::add_sample(out.back(), v);
+  };
+  counter("podref_apiserver_watch_events_total",
+          "Watch events queued to watchers' connections.",
+          static_cast<double>(events_.load(std::memory_order_relaxed)));
+  out.push_back(wire::metric_family("podref_apiserver_open_connections",
+                       "Client connections open, by protocol.",
+                       MetricType::Gauge));
+  wire::add_sample(out.back(),
+      static_cast<double>(connections_[0].load(std::memory_order_relaxed)),
+      {{"protocol", "http/1.1"}});
+  wire::add_sample(out.back(),
+      static_cast<double>(connections_[1].load(std::memory_order_relaxed)),
+      {{"protocol", "h2"}});
+  out.push_back(wire::metric_family("podref_apiserver_http2_open_streams",
+                       "HTTP/2 streams (requests and watches) open.",
+                       MetricType::Gauge));
+  wire::add_sample(out.back(),
+      static_cast<double>(streams_.load(std::memory_order_relaxed)));
+  out.push_back(wire::metric_family("podref_apiserver_refusals_total",
+                       "Requests, streams, connections and watches refused "
+                       "or ended at one of the server's bounds.",
+                       MetricType::Counter));
+  for (std::size_t i = 0; i < refusal_kinds; ++i)
+    wire::add_sample(out.back(),
+        static_cast<double>(refusals_[i].load(std::memory_order_relaxed)),
+        {{"limit", refusal_name(i)}});
+  return prometheus::TextSerializer{}.Serialize(out);
+}
+
+} // namespace podref::wire::detail
