@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -310,3 +311,96 @@ TEST_CASE("a write's parameters are checked as the real server's options") {
   CHECK(options.resource_version == "7");
 }
 
+// -- validation of dry runs and applies ------------------------------------------
+
+TEST_CASE("dry runs and server-side applies are validated as the writes "
+          "they stand for") {
+  http_test_server s;
+  http_test_client c{s.port()};
+  auto base = base_of("secrets");
+  // An invalid object: a TLS Secret without tls.crt.
+  auto tls = R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"t"},
+    "type":"kubernetes.io/tls","data":{"tls.key":"aw=="}})";
+  auto refused = c.call(http_verb::post, base, tls);
+  REQUIRE(refused.status == 422);
+  CHECK(j(refused.body)["message"]
+        == "Secret \"t\" is invalid: data[tls.crt]: Required value");
+  auto version = cluster_version(c);
+  auto dry = c.call(http_verb::post, base + "?dryRun=All", tls);
+  CHECK(dry.status == 422);
+  CHECK(j(dry.body) == j(refused.body));
+  auto applied = c.call(http_verb::patch, base + "/t?fieldManager=m", tls,
+                        apply_type);
+  CHECK(applied.status == 422);
+  CHECK(j(applied.body) == j(refused.body));
+  CHECK(c.get(base + "/t").status == 404);
+  CHECK(cluster_version(c) == version);
+
+  // An immutable Secret: PUT, dry-run PUT, apply and dry-run apply that
+  // change its data get the same 422 and store nothing.
+  REQUIRE(c.call(http_verb::post, base,
+                 R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"i"},
+                   "immutable":true,"data":{"k":"dg=="}})")
+            .status
+          == 201);
+  version = cluster_version(c);
+  auto changed = R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"i"},
+    "immutable":true,"data":{"k":"dw=="}})";
+  auto put = c.call(http_verb::put, base + "/i", changed);
+  REQUIRE(put.status == 422);
+  CHECK(j(put.body)["message"]
+        == "Secret \"i\" is invalid: data: Forbidden: field is immutable "
+           "when `immutable` is set");
+  for (const auto& [verb, target, type] :
+       {std::tuple{http_verb::put, base + "/i?dryRun=All",
+                   std::string{"application/json"}},
+        // Forced: the data is its creator's (a conflict comes first).
+        std::tuple{http_verb::patch, base + "/i?fieldManager=m&force=true",
+                   apply_type},
+        std::tuple{http_verb::patch,
+                   base + "/i?fieldManager=m&force=true&dryRun=All",
+                   apply_type}}) {
+    INFO(target << ' ' << type);
+    auto reply = c.call(verb, target, changed, type);
+    CHECK(reply.status == 422);
+    CHECK(j(reply.body) == j(put.body));
+  }
+  auto merge = c.call(http_verb::patch, base + "/i?dryRun=All",
+                      R"({"data":{"k":"dw=="}})",
+                      "application/merge-patch+json");
+  CHECK(merge.status == 422);
+  CHECK(j(merge.body) == j(put.body));
+  // Its labels may change, dry run or not.
+  CHECK(c.call(http_verb::patch, base + "/i?dryRun=All",
+               R"({"metadata":{"labels":{"a":"b"}}})",
+               "application/merge-patch+json")
+          .status
+        == 200);
+  CHECK(j(c.get(base + "/i").body)["data"]["k"] == "dg==");
+  CHECK(cluster_version(c) == version);
+
+  // A Pod's spec: a dry-run PUT is refused as the PUT.
+  auto pods = base_of("pods");
+  REQUIRE(c.call(http_verb::post, pods,
+                 R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+                   "spec":{"containers":[{"name":"c","image":"i:1"}]}})")
+            .status
+          == 201);
+  auto pod = j(c.get(pods + "/p").body);
+  pod["spec"]["containers"].push_back(json{{"name", "d"}, {"image", "i:1"}});
+  auto pod_put = c.call(http_verb::put, pods + "/p", pod.dump());
+  REQUIRE(pod_put.status == 422);
+  auto pod_dry = c.call(http_verb::put, pods + "/p?dryRun=All", pod.dump());
+  CHECK(pod_dry.status == 422);
+  CHECK(j(pod_dry.body) == j(pod_put.body));
+  // Its image may change.
+  pod["spec"]["containers"].erase(1);
+  pod["spec"]["containers"][0]["image"] = "i:2";
+  auto real = c.call(http_verb::put, pods + "/p", pod.dump());
+  CHECK(real.status == 200);
+  INFO(real.body);
+  auto image = c.call(http_verb::put, pods + "/p?dryRun=All", pod.dump());
+  CHECK(image.status == 200);
+  INFO(image.body);
+  CHECK(j(image.body)["spec"]["containers"][0]["image"] == "i:2");
+}

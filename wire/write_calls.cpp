@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "podref/messages/object_validation.hpp"
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/api_bridge_kinds.hpp"
 #include "podref/wire/managed_object.hpp"
@@ -95,8 +96,19 @@ void store_replacing(caf::event_based_actor* self,
   }
   auto stored = over(found, next);
   // A write that changes nothing is not stored (nor is a dry run).
-  if (stored == found || call.write.dry_run) {
+  if (stored == found) {
     done(object_answer(stored, 200));
+    return;
+  }
+  if (call.write.dry_run) {
+    // The update rules the API server actor's replace checks (immutable
+    // objects, a Secret's type, a Pod's spec): a dry run is refused as the
+    // write would be.
+    auto problems = find_update_problems(found, stored);
+    if (!problems.empty())
+      done(reply_of(invalid_status(r.res, r.name, problems)));
+    else
+      done(object_answer(stored, 200));
     return;
   }
   bool pinned = client_version.has_value();
