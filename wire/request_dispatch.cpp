@@ -192,7 +192,7 @@ dispatch dispatch_request(const request_view& req,
                           const user_info* certificate_user,
                           bool namespace_lifecycle) {
   auto r = route_request(req.method, req.target);
-  auto counted = classify_request(req.method, r);
+  auto counted = classify_request(req.method, r, req.content_type);
   auto d = dispatch_routed(req, std::move(r), host_port, policy,
                            certificate_user, namespace_lifecycle);
   d.counted = std::move(counted);
