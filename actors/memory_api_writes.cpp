@@ -141,12 +141,7 @@ caf::result<api_object> replace_object(server_pointer self,
   const auto& stored = i->second.meta();
   const auto& wanted = obj.meta().resource_version;
   if (!wanted.empty() && wanted != stored.resource_version)
-    return podref_error(
-      errc::conflict,
-      "Operation cannot be fulfilled on " + std::string{plural_name(obj.kind())}
-        + " \"" + obj.meta().name
-        + "\": the object has been modified; please apply your changes to the"
-          " latest version and try again");
+    return make_caf_error(api_conflict_error(obj.kind(), obj.meta().name));
   // The API server's update rules (immutable objects, a Secret's type, a
   // Pod's spec), checked against what is stored now.
   if (auto problems = find_update_problems(i->second, obj); !problems.empty())

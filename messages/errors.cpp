@@ -53,6 +53,14 @@ error_info api_not_found_error(resource r, const std::string& name) {
           std::string{plural_name(r)} + " \"" + name + "\" not found"};
 }
 
+error_info api_conflict_error(resource r, const std::string& name) {
+  return {errc::conflict,
+          "Operation cannot be fulfilled on " + std::string{plural_name(r)}
+            + " \"" + name
+            + "\": the object has been modified; please apply your changes to "
+              "the latest version and try again"};
+}
+
 error_info shut_down_error() {
   return {errc::shut_down, "podref manager is shut down"};
 }

@@ -78,6 +78,11 @@ error_info watch_not_found_error(resource r, const std::string& name);
 /// API-server NotFound, plural resource: `secrets "<name>" not found`.
 error_info api_not_found_error(resource r, const std::string& name);
 
+/// API-server Conflict of a stale resourceVersion: `Operation cannot be
+/// fulfilled on secrets "<name>": the object has been modified; please apply
+/// your changes to the latest version and try again`.
+error_info api_conflict_error(resource r, const std::string& name);
+
 // -- podref's own texts -----------------------------------------------------------
 
 /// errc::shut_down: `podref manager is shut down`.

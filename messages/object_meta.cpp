@@ -7,11 +7,20 @@
 
 namespace podref {
 
+bool operator==(const server_metadata& x, const server_metadata& y) {
+  return x.generate_name == y.generate_name
+         && x.managed_fields == y.managed_fields;
+}
+
 bool operator==(const object_meta& x, const object_meta& y) {
+  // No server metadata compares equal to empty server metadata.
+  static const server_metadata none;
+  const auto& xs = x.server ? *x.server : none;
+  const auto& ys = y.server ? *y.server : none;
   return x.ns == y.ns && x.name == y.name && x.uid == y.uid
          && x.resource_version == y.resource_version
          && x.creation_timestamp == y.creation_timestamp && x.labels == y.labels
-         && x.annotations == y.annotations;
+         && x.annotations == y.annotations && xs == ys;
 }
 
 bool operator==(const secret& x, const secret& y) {

@@ -6,10 +6,23 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
 namespace podref {
+
+/// What an API server keeps of an object's metadata for its clients only:
+/// the engine never reads it, and objects decoded for the engine carry none
+/// (a null pointer costs an object nothing beyond the pointer).
+struct server_metadata {
+  /// metadata.generateName, as the creator sent it.
+  std::string generate_name;
+  /// metadata.managedFields: the JSON text of the array; empty for none.
+  std::string managed_fields;
+};
+
+bool operator==(const server_metadata& x, const server_metadata& y);
 
 /// metadata of a namespaced (or cluster-scoped) object. Only the fields podref
 /// reads are kept; unknown fields in manifests are ignored.
@@ -27,6 +40,8 @@ struct object_meta {
   std::string creation_timestamp;
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
+  /// generateName and managedFields (see server_metadata); null for none.
+  std::shared_ptr<const server_metadata> server;
 };
 
 bool operator==(const object_meta& x, const object_meta& y);

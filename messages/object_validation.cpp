@@ -175,7 +175,10 @@ std::vector<field_problem> find_meta_problems(const object_meta& meta,
                                               bool name_required) {
   std::vector<field_problem> out;
   if (meta.name.empty()) {
-    if (name_required)
+    // With a generateName the server names a create before storing it
+    // (the write checks the prefix then).
+    bool generated = meta.server && !meta.server->generate_name.empty();
+    if (name_required && !generated)
       out.push_back({"metadata.name",
                      required_value("name or generateName is required")});
   } else {

@@ -1,9 +1,11 @@
 #include "podref/messages/pod_spec_update.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,11 +26,18 @@ constexpr std::string_view not_updatable
     "it to be set to 1 if it was previously negative)";
 
 /// Go's zero values as absent: null members, empty lists and empty
-/// strings are dropped, at any depth.
+/// strings are dropped, at any depth; members in key order (a Go struct
+/// has no order: a body whose members were written in another order, e.g.
+/// re-encoded with its managedFields, is the same spec).
 json normalized(const json& x) {
   if (x.is_object()) {
+    std::vector<std::string> keys;
+    for (const auto& item : x.items())
+      keys.push_back(item.key());
+    std::sort(keys.begin(), keys.end());
     auto out = json::object();
-    for (const auto& [k, v] : x.items()) {
+    for (const auto& k : keys) {
+      const auto& v = x[k];
       auto n = normalized(v);
       if (!n.is_null() && !(n.is_array() && n.empty())
           && !(n.is_string() && n.get_ref<const std::string&>().empty()))

@@ -6,7 +6,8 @@
 # CASE: get | get-yaml | create | delete | watch | chunks | selectors |
 # watch-object | apply | patch | tls-get | tls-create | tls-unauthorized |
 # pods | nodes | namespaces | delete-pod | watch-pods | create-secret-generic |
-# create-configmap | immutable | too-large. The server starts on a
+# create-configmap | immutable | too-large | apply-server-side | replace |
+# delete-selector | dry-run-server. The server starts on a
 # free loopback port with a kubeconfig in a temporary directory (tls-*: HTTPS
 # with material made in the directory by --tls-dir, and the kubeconfig's
 # admin token); each kubectl run
@@ -138,6 +139,12 @@ fail() {
   exit 1
 }
 
+# $dir/new.yaml: Secret kf1 (stringData a: b), stored by no one yet.
+write_new_secret() {
+  printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: kf1\nstringData:\n  a: b\n' \
+    >"$dir/new.yaml"
+}
+
 case "$case_name" in
   get)
     out=$(k get secrets)
@@ -159,14 +166,7 @@ case "$case_name" in
       || fail "wrong NotFound: $(cat "$dir/err")"
     ;;
   create)
-    cat >"$dir/new.yaml" <<'YAML'
-apiVersion: v1
-kind: Secret
-metadata:
-  name: kf1
-stringData:
-  a: b
-YAML
+    write_new_secret
     out=$(k create -f "$dir/new.yaml")
     echo "$out"
     [ "$out" = "secret/kf1 created" ] || fail "create said: $out"
@@ -543,6 +543,112 @@ YAML
     head -c 1048576 /dev/zero | tr '\0' a >"$dir/max.txt"
     out=$(k create configmap max --from-file=k="$dir/max.txt")
     [ "$out" = "configmap/max created" ] || fail "1 MiB said: $out"
+    ;;
+  apply-server-side)
+    # Server-side apply (PATCH application/apply-patch+yaml): a new object,
+    # again unchanged (nothing stored), then over client-side-applied ones.
+    write() { # FILE NAME VALUE
+      printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  k: "%s"\n' \
+        "$2" "$3" >"$dir/$1"
+    }
+    rv() { k get cm "$1" -o jsonpath='{.metadata.resourceVersion}'; }
+    managers() {
+      k get cm "$1" --show-managed-fields \
+        -o jsonpath='{range .metadata.managedFields[*]}{.manager}/{.operation} {end}'
+    }
+    write ssa.yaml ssa1 1
+    out=$(k apply --server-side -f "$dir/ssa.yaml")
+    echo "$out"
+    [ "$out" = "configmap/ssa1 serverside-applied" ] || fail "first apply said: $out"
+    before=$(rv ssa1)
+    out=$(k apply --server-side -f "$dir/ssa.yaml")
+    [ "$out" = "configmap/ssa1 serverside-applied" ] || fail "second apply said: $out"
+    [ "$(rv ssa1)" = "$before" ] || fail "an unchanged apply stored a new version"
+    out=$(managers ssa1)
+    [ "$out" = "kubectl/Apply " ] || fail "managers: $out"
+    # Client-side applied, then applied server-side by another manager with
+    # another value: the conflict, then --force-conflicts takes the field.
+    write csa.yaml csa1 1
+    k apply -f "$dir/csa.yaml"
+    write csa.yaml csa1 2
+    if k apply --server-side --field-manager=tool -f "$dir/csa.yaml" 2>"$dir/err"; then
+      fail "the conflict was not reported"
+    fi
+    cat "$dir/err"
+    grep -q 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.k' \
+      "$dir/err" || fail "wrong error: $(cat "$dir/err")"
+    [ "$(k get cm csa1 -o jsonpath='{.data.k}')" = 1 ] || fail "the refused apply stored"
+    out=$(k apply --server-side --field-manager=tool --force-conflicts -f "$dir/csa.yaml")
+    [ "$out" = "configmap/csa1 serverside-applied" ] || fail "forced apply said: $out"
+    [ "$(k get cm csa1 -o jsonpath='{.data.k}')" = 2 ] || fail "forced apply not stored"
+    out=$(managers csa1)
+    echo "$out"
+    echo "$out" | grep -q 'tool/Apply' || fail "tool owns nothing: $out"
+    # kubectl's own server-side apply takes over its client-side apply's
+    # fields (no conflict) and migrates their ownership.
+    write up.yaml up1 1
+    k apply -f "$dir/up.yaml"
+    write up.yaml up1 2
+    out=$(k apply --server-side -f "$dir/up.yaml")
+    [ "$out" = "configmap/up1 serverside-applied" ] || fail "upgrade apply said: $out"
+    [ "$(k get cm up1 -o jsonpath='{.data.k}')" = 2 ] || fail "upgrade not stored"
+    out=$(managers up1)
+    echo "$out"
+    echo "$out" | grep -q 'kubectl/Apply' || fail "kubectl owns nothing: $out"
+    if echo "$out" | grep -q 'client-side'; then fail "not migrated: $out"; fi
+    ;;
+  replace)
+    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r1\ndata:\n  k: v\n' \
+      >"$dir/r1.yaml"
+    k create -f "$dir/r1.yaml"
+    k get cm r1 -o yaml >"$dir/r1.yaml"
+    sed -i 's/^  k: v$/  k: replaced/' "$dir/r1.yaml"
+    out=$(k replace -f "$dir/r1.yaml")
+    echo "$out"
+    [ "$out" = "configmap/r1 replaced" ] || fail "replace said: $out"
+    [ "$(k get cm r1 -o jsonpath='{.data.k}')" = replaced ] || fail "not replaced"
+    # The file still names the old resourceVersion: a Conflict.
+    if k replace -f "$dir/r1.yaml" 2>"$dir/err"; then fail "a stale replace passed"; fi
+    grep -q 'Error from server (Conflict)' "$dir/err" || fail "wrong error: $(cat "$dir/err")"
+    out=$(k get cm r1 --show-managed-fields \
+      -o jsonpath='{range .metadata.managedFields[*]}{.manager} {end}')
+    [ "$out" = "kubectl-create kubectl-replace " ] || fail "managers: $out"
+    ;;
+  delete-selector)
+    for spec in "s2 gone" "s3 gone" "s4 kept"; do
+      set -- $spec
+      printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  labels:\n    app: %s\n---\n' "$1" "$2"
+    done >"$dir/more.yaml"
+    k create -f "$dir/more.yaml"
+    out=$(k delete secrets -l app=gone -v=6 2>"$dir/log")
+    echo "$out"
+    grep -E 'DELETE|secrets\?' "$dir/log" || true
+    [ "$out" = "$(printf 'secret "s2" deleted\nsecret "s3" deleted')" ] \
+      || fail "delete -l said: $out"
+    out=$(k get secrets -o name)
+    [ "$out" = "$(printf 'secret/s1\nsecret/s4')" ] || fail "left: $out"
+    ;;
+  dry-run-server)
+    write_new_secret
+    # The cluster's version: a list's (every stored write moves it).
+    list_rv() {
+      k get --raw /api/v1/secrets | grep -o '"resourceVersion":"[0-9]*"' | head -1
+    }
+    before=$(list_rv)
+    out=$(k create -f "$dir/new.yaml" --dry-run=server)
+    echo "$out"
+    [ "$out" = "secret/kf1 created (server dry run)" ] || fail "create said: $out"
+    if k get secret kf1 2>/dev/null; then fail "the dry run stored kf1"; fi
+    out=$(k delete secret s1 --dry-run=server)
+    echo "$out"
+    [ "$out" = 'secret "s1" deleted (server dry run)' ] || fail "delete said: $out"
+    k get secret s1 -o name | grep -q 'secret/s1' || fail "the dry run deleted s1"
+    out=$(k apply --server-side --dry-run=server -f "$dir/new.yaml")
+    echo "$out"
+    echo "$out" | grep -q 'secret/kf1 serverside-applied (server dry run)' \
+      || fail "apply said: $out"
+    if k get secret kf1 2>/dev/null; then fail "the dry-run apply stored kf1"; fi
+    [ "$(list_rv)" = "$before" ] || fail "a dry run consumed a resourceVersion"
     ;;
   *)
     echo "unknown case $case_name"

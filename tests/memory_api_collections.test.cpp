@@ -107,7 +107,7 @@ TEST_CASE_METHOD(collection_fixture, "replace checks the resourceVersion and "
                                      "keeps uid and creationTimestamp") {
   auto input = std::make_shared<secret>();
   input->metadata = object_meta{"ns", "a", "uid-1", "", "2026-12-03T00:00:00Z",
-                                {}, {}};
+                                {}, {}, nullptr};
   input->type = "Opaque";
   input->data["key"] = "v";
   auto created = create(api_object{secret_ptr{input}});

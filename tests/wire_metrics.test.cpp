@@ -119,6 +119,38 @@ TEST_CASE("/metrics counts requests by verb, resource, scope and code") {
   CHECK(requests(c.get("/metrics").body, "GET", "", "", 200) == 2);
 }
 
+TEST_CASE("/metrics labels dry runs, applies and deletecollections as "
+          "kube-apiserver does") {
+  http_test_server s;
+  http_test_client c{s.port()};
+  CHECK(c.call(http::verb::post, secrets + "?dryRun=All&dryRun=All",
+               secret_body("s1"))
+          .status
+        == 201);
+  CHECK(c.call(http::verb::post, secrets + "?dryRun=Some", secret_body("s1"))
+          .status
+        == 422);
+  CHECK(c.call(http::verb::patch, secrets + "/s2?fieldManager=m",
+               "{\"apiVersion\":\"v1\",\"kind\":\"Secret\","
+               "\"metadata\":{\"name\":\"s2\"}}",
+               "application/apply-patch+yaml")
+          .status
+        == 201);
+  CHECK(c.call(http::verb::delete_, secrets).status == 200);
+  const auto t = c.get("/metrics").body;
+  auto counted = [&](const std::string& verb, const std::string& dry_run,
+                     int code) {
+    return sample(t, "apiserver_request_total",
+                  {"verb=\"" + verb + "\"", "dry_run=\"" + dry_run + "\"",
+                   "code=\"" + std::to_string(code) + "\""});
+  };
+  // cleanDryRun: sorted and deduplicated, "invalid" past the values taken.
+  CHECK(counted("POST", "All", 201) == 1);
+  CHECK(counted("POST", "invalid", 422) == 1);
+  CHECK(counted("APPLY", "", 201) == 1);
+  CHECK(requests(t, "DELETECOLLECTION", "secrets", "namespace", 200) == 1);
+}
+
 TEST_CASE("/metrics shows open watches and the events sent to them") {
   http_test_server s;
   http_test_client writer{s.port()};

@@ -43,12 +43,9 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* const not_yet = "Not yet served";
 const char* const no_rbac = "Authorization is all or nothing";
 const char* const bad_json
   = "A body that is not JSON gets the real 400 without quoting the body";
-const char* const preconditions
-  = "DeleteOptions preconditions (`uid`, `resourceVersion`) are not checked";
 const char* const json_only = "`Accept: application/yaml` gets JSON";
 const char* const include_object = "`includeObject` is ignored";
 const char* const discovery = "Discovery lists the core group only";
@@ -57,8 +54,6 @@ const char* const health = "The health paths answer `ok` only";
 const char* const controllers = "No other controllers";
 const char* const no_subresource = "no `/status` (or other) subresource";
 const char* const no_defaults = "no defaulting beyond the fields above";
-const char* const pod_diff
-  = "A forbidden pod spec update ends its message with the changed fields";
 const char* const pod_fields
   = "Field selectors on pods take `spec.nodeName` only";
 const char* const watch_list = "The watch-list (`sendInitialEvents`) is "
@@ -66,45 +61,23 @@ const char* const watch_list = "The watch-list (`sendInitialEvents`) is "
                                "feature";
 
 /// Transcript -> the line of docs/apiserver.md's differences that explains
-/// why podref answers otherwise. "Not yet served": the work of other
-/// branches (server-side apply, dryRun, generateName, deletecollection,
-/// protobuf bodies, validation, aggregated discovery); a list or Table
-/// whose recorded items include a generateName'd object is one of them.
+/// why podref answers otherwise (an aggregated discovery document lists
+/// no subresources).
 const std::map<std::string, const char*> known_differences = {
   {"auth/no-rbac-rights-create", no_rbac},
   {"auth/no-rbac-rights-list", no_rbac},
   {"auth/no-rbac-rights-node", no_rbac},
   {"auth/no-rbac-rights-watch", no_rbac},
   {"auth/no-rbac-rights", no_rbac},
-  {"configmaps/apply-conflict", not_yet},
-  {"configmaps/apply-create", not_yet},
-  {"configmaps/apply-force", not_yet},
-  {"configmaps/apply-no-fieldmanager", not_yet},
-  {"configmaps/apply-shared-same-value", not_yet},
-  {"configmaps/apply-update-same-manager", not_yet},
   {"configmaps/create-bad-json", bad_json},
-  {"configmaps/create-dryrun", not_yet},
-  {"configmaps/create-generatename", not_yet},
-  {"configmaps/delete-precondition-uid", preconditions},
-  {"configmaps/deletecollection", not_yet},
   {"configmaps/get-yaml", json_only},
-  {"configmaps/immutable-unset", not_yet},
-  {"configmaps/immutable-update-data", not_yet},
-  {"configmaps/list-all-namespaces", not_yet},
-  {"configmaps/list-limit-500", not_yet},
-  {"configmaps/list-namespace", not_yet},
-  {"configmaps/list-rv-match-notolderthan", not_yet},
   {"configmaps/partial-object-metadata-list", include_object},
-  {"configmaps/table-all-namespaces", not_yet},
-  {"configmaps/table-list-include-metadata", not_yet},
   {"configmaps/table-list-include-none", include_object},
   {"configmaps/table-list-include-object", include_object},
-  {"configmaps/table-list-kubectl-accept", not_yet},
-  {"configmaps/table-list", not_yet},
-  {"discovery/api-aggregated-kubectl132-accept", not_yet},
-  {"discovery/api-aggregated-v2beta1", not_yet},
+  {"discovery/api-aggregated-kubectl132-accept", no_subresource},
+  {"discovery/api-aggregated-v2beta1", no_subresource},
   {"discovery/api-v1", discovery},
-  {"discovery/apis-aggregated-v2beta1", not_yet},
+  {"discovery/apis-aggregated-v2beta1", discovery},
   {"discovery/apis", discovery},
   {"discovery/healthz-etcd", health},
   {"discovery/healthz-verbose", health},
@@ -118,44 +91,15 @@ const std::map<std::string, const char*> known_differences = {
   {"pods/create-on-node1", no_defaults},
   {"pods/create-on-node2", no_defaults},
   {"pods/create-unscheduled", no_defaults},
-  {"pods/list-fieldselector-phase", not_yet},
+  {"pods/list-fieldselector-phase", pod_fields},
   {"pods/status-patch", no_subresource},
-  // Its seed is the PUT's own body (the pod before it is not recorded), so
-  // the replay changes nothing and gets 200; against the recorded pod it
-  // is the diff below.
-  {"pods/update-forbidden-spec", pod_diff},
-  {"pods/update-nodename", pod_diff},
-  {"secrets/apply-conflict", not_yet},
-  {"secrets/apply-create", not_yet},
-  {"secrets/apply-force", not_yet},
-  {"secrets/apply-no-fieldmanager", not_yet},
-  {"secrets/apply-shared-same-value", not_yet},
-  {"secrets/apply-update-same-manager", not_yet},
   {"secrets/create-bad-json", bad_json},
-  {"secrets/create-dryrun", not_yet},
-  {"secrets/create-generatename", not_yet},
-  {"secrets/delete-precondition-uid", preconditions},
-  {"secrets/deletecollection", not_yet},
   {"secrets/get-yaml", json_only},
-  {"secrets/immutable-unset", not_yet},
-  {"secrets/immutable-update-data", not_yet},
-  {"secrets/list-all-namespaces", not_yet},
-  {"secrets/list-limit-1", not_yet},
-  {"secrets/list-limit-500", not_yet},
-  {"secrets/list-namespace", not_yet},
-  {"secrets/list-rv-match-notolderthan", not_yet},
   {"secrets/partial-object-metadata-list", include_object},
-  {"secrets/table-all-namespaces", not_yet},
-  {"secrets/table-list-include-metadata", not_yet},
   {"secrets/table-list-include-none", include_object},
   {"secrets/table-list-include-object", include_object},
-  {"secrets/table-list-kubectl-accept", not_yet},
-  {"secrets/table-list", not_yet},
-  {"secrets/type-change", not_yet},
-  {"watch/configmaps-list-rv0-after-restart", not_yet},
   {"watch/configmaps-watch-sendinitialevents-rv0", watch_list},
   {"watch/configmaps-watch-sendinitialevents", watch_list},
-  {"watch/secrets-list-rv0-after-restart", not_yet},
 };
 
 std::string read_file(const std::string& path) {

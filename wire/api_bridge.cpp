@@ -1,7 +1,6 @@
 // The bridge's reads and writes (one short-lived actor per request) and its
 // watch sessions (one actor per watch).
 #include "podref/wire/detail/api_bridge.hpp"
-#include "podref/wire/detail/api_bridge_kinds.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
 
 #include <atomic>
@@ -21,7 +20,7 @@
 
 #include "podref/messages/actor_types.hpp"
 #include "podref/wire/codec.hpp"
-#include "podref/wire/detail/patch_call.hpp"
+#include "podref/wire/detail/write_calls.hpp"
 #include "podref/wire/continue_token.hpp"
 #include "podref/wire/status.hpp"
 #include "podref/wire/table.hpp"
@@ -45,12 +44,6 @@ std::string field_of(const api_object& obj, const std::string& field) {
   return {};
 }
 
-bool keep(const route& r, const api_object& obj) {
-  for (const auto& f : r.fields)
-    if ((field_of(obj, f.field) == f.value) != f.equal)
-      return false;
-  return matches_labels(r.labels, obj);
-}
 
 /// A decimal resourceVersion; nullopt for "" and for what is not one (the
 /// server answers that with its 400).
@@ -125,7 +118,7 @@ http_reply list_reply(const api_call& call, const list_plan& plan,
   std::uint64_t remaining = 0;
   std::string last_key;
   for (auto& x : result.items) {
-    if (!keep(r, x) || (plan.cont && !after_start(r, plan.cont->start, x)))
+    if (!selected(r, x) || (plan.cont && !after_start(r, plan.cont->start, x)))
       continue;
     if (plan.paged && r.limit != 0 && items.size() >= r.limit) {
       ++remaining;
@@ -257,37 +250,11 @@ void send_get_at(caf::event_based_actor* self,
       [done, r = call.r](caf::error& err) { done(error_reply(err, r)); });
 }
 
-void send_delete(caf::event_based_actor* self,
-                 const memory_api_server_actor& server, api_call call,
-                 caf::timespan timeout, std::function<void(http_reply)> done) {
-  auto r = call.r;
-  self->request(server, timeout, peek_atom::value, r.res, r.ns, r.name)
-    .then(
-      [self, server, r, timeout, done](const api_object& found) {
-        auto uid = found.meta().uid;
-        self
-          ->request(server, timeout, caf::delete_atom::value, r.res, r.ns,
-                    r.name)
-          .then(
-            [r, uid, done](caf::ok_atom) {
-              done(reply_of(delete_success_status(r.res, r.name, uid)));
-            },
-            [r, done](caf::error& err) { done(error_reply(err, r)); });
-      },
-      [r, done](caf::error& err) { done(error_reply(err, r)); });
-}
-
 void send_call(caf::event_based_actor* self,
                const memory_api_server_actor& server, api_call call,
                caf::timespan timeout, std::function<void(http_reply)> done) {
   auto on_error = [done, r = call.r](caf::error& err) {
     done(error_reply(err, r));
-  };
-  // Get, create and update answer with the object.
-  auto answer = [done, call](int status) {
-    return [done, call, status](const api_object& obj) {
-      done(object_reply(call, obj, status));
-    };
   };
   const auto& r = call.r;
   switch (r.kind) {
@@ -299,22 +266,15 @@ void send_call(caf::event_based_actor* self,
       self
         ->request(server, timeout, caf::get_atom::value, r.res, r.ns, r.name,
                   r.resource_version)
-        .then(answer(200), on_error);
+        .then([done, call](const api_object& obj) {
+          done(object_reply(call, obj, 200));
+        }, on_error);
       return;
     case route_kind::create:
-      check_namespace(
-        self, server, call, timeout,
-        [self, server, timeout, call, answer, on_error] {
-          self
-            ->request(server, timeout, create_atom::value,
-                      stamp_new(call.object, clock_type::now()))
-            .then(answer(201), on_error);
-        },
-        done);
+      send_create(self, server, std::move(call), timeout, std::move(done));
       return;
     case route_kind::update:
-      self->request(server, timeout, replace_atom::value, call.object)
-        .then(answer(200), on_error);
+      send_update(self, server, std::move(call), timeout, std::move(done));
       return;
     case route_kind::list:
       send_list(self, server, std::move(call), timeout, std::move(done));
@@ -323,12 +283,10 @@ void send_call(caf::event_based_actor* self,
       send_patch(self, server, std::move(call), timeout, std::move(done));
       return;
     case route_kind::remove:
-      if (r.res == resource::pods)
-        send_pod_delete(self, server, call, timeout, std::move(done));
-      else if (r.res == resource::namespaces)
-        send_namespace_delete(self, server, call, timeout, std::move(done));
-      else
-        send_delete(self, server, std::move(call), timeout, std::move(done));
+      send_object_delete(self, server, call, timeout, std::move(done));
+      return;
+    case route_kind::remove_collection:
+      send_delete_collection(self, server, call, timeout, std::move(done));
       return;
     default:
       done(reply_of(method_not_allowed_status()));
@@ -380,12 +338,12 @@ public:
     if (ev.type == watch_event_type::bookmark)
       return ev;
     if (r.labels.empty())
-      return keep(r, ev.object) ? std::optional<watch_event>{ev}
+      return selected(r, ev.object) ? std::optional<watch_event>{ev}
                                 : std::nullopt;
     const auto& meta = ev.object.meta();
     auto key = meta.ns + "/" + meta.name;
     bool was = sent_.count(key) != 0;
-    bool now = ev.type != watch_event_type::deleted && keep(r, ev.object);
+    bool now = ev.type != watch_event_type::deleted && selected(r, ev.object);
     auto out = ev;
     if (now && !was) {
       sent_.insert(key);
@@ -577,6 +535,13 @@ caf::behavior watch_actor(caf::event_based_actor* self,
 
 http_reply reply_of(const api_status& status) {
   return {status.code, "application/json", status.body};
+}
+
+bool selected(const route& r, const api_object& obj) {
+  for (const auto& f : r.fields)
+    if ((field_of(obj, f.field) == f.value) != f.equal)
+      return false;
+  return matches_labels(r.labels, obj);
 }
 
 http_reply error_reply(const caf::error& err, resource res,

@@ -11,6 +11,7 @@
 
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
+#include "podref/wire/detail/write_calls.hpp"
 #include "podref/wire/status.hpp"
 
 namespace podref::wire::detail {
@@ -84,7 +85,12 @@ void send_pod_delete(caf::event_based_actor* self,
                      const memory_api_server_actor& server, const api_call& call,
                      caf::timespan timeout, reply_function done) {
   auto r = call.r;
-  auto remove = [self, server, r, timeout, done](api_object answer) {
+  bool dry_run = call.write.dry_run;
+  auto remove = [self, server, r, timeout, done, dry_run](api_object answer) {
+    if (dry_run) {
+      done(object_answer(answer));
+      return;
+    }
     self
       ->request(server, timeout, caf::delete_atom::value, r.res, r.ns, r.name)
       .then([done, answer](caf::ok_atom) { done(object_answer(answer)); },
@@ -92,7 +98,12 @@ void send_pod_delete(caf::event_based_actor* self,
   };
   self->request(server, timeout, peek_atom::value, r.res, r.ns, r.name)
     .then(
-      [self, server, r, timeout, done, remove](const api_object& found) {
+      [self, server, call, r, timeout, done, remove,
+       dry_run](const api_object& found) {
+        if (auto failed = failed_precondition(call, found)) {
+          done(reply_of(*failed));
+          return;
+        }
         bool explicit_grace = false;
         auto grace = pod_grace(r, opaque_fields(found), explicit_grace);
         auto now = clock_type::now();
@@ -109,6 +120,10 @@ void send_pod_delete(caf::event_based_actor* self,
           return;
         }
         auto update = marked(found, now + std::chrono::seconds{grace}, grace);
+        if (dry_run) {
+          done(object_answer(update));
+          return;
+        }
         self->request(server, timeout, replace_atom::value, update)
           .then(
             [done, remove, grace](const api_object& stored) {
@@ -174,7 +189,11 @@ void send_namespace_delete(caf::event_based_actor* self,
     ->request(server, timeout, peek_atom::value, resource::namespaces,
               std::string{}, name)
     .then(
-      [self, server, name, timeout, done](const api_object& found) {
+      [self, server, call, name, timeout, done](const api_object& found) {
+        if (auto failed = failed_precondition(call, found)) {
+          done(reply_of(*failed));
+          return;
+        }
         if (!found.as_opaque()->deletion_timestamp.empty()) {
           done(object_answer(found));
           return;
@@ -186,6 +205,10 @@ void send_namespace_delete(caf::event_based_actor* self,
         x.body = json_text(fields);
         update = api_object{resource::namespaces,
                             std::make_shared<opaque_object>(std::move(x))};
+        if (call.write.dry_run) {
+          done(object_answer(update));
+          return;
+        }
         self->request(server, timeout, replace_atom::value, update)
           .then(
             [self, server, name, timeout, done](const api_object& stored) {

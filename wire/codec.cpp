@@ -67,6 +67,8 @@ namespace detail {
 nlohmann::ordered_json metadata_json(const object_meta& meta) {
   json m;
   m["name"] = meta.name;
+  if (meta.server && !meta.server->generate_name.empty())
+    m["generateName"] = meta.server->generate_name;
   if (!meta.ns.empty())
     m["namespace"] = meta.ns;
   if (!meta.uid.empty())
@@ -81,6 +83,11 @@ nlohmann::ordered_json metadata_json(const object_meta& meta) {
     m["labels"] = string_map(meta.labels, false);
   if (!meta.annotations.empty())
     m["annotations"] = string_map(meta.annotations, false);
+  if (meta.server && !meta.server->managed_fields.empty()) {
+    auto fields = json::parse(meta.server->managed_fields, nullptr, false);
+    if (fields.is_array() && !fields.empty())
+      m["managedFields"] = std::move(fields);
+  }
   return m;
 }
 
@@ -179,18 +186,6 @@ std::string new_uid() {
                 static_cast<unsigned>(b >> 48),
                 static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return buf;
-}
-
-std::optional<std::int64_t> delete_grace_period(std::string_view body) {
-  if (body.empty())
-    return std::nullopt;
-  auto doc = json::parse(body, nullptr, false);
-  if (!doc.is_object())
-    return std::nullopt;
-  auto i = doc.find("gracePeriodSeconds");
-  if (i == doc.end() || !i->is_number_integer())
-    return std::nullopt;
-  return i->get<std::int64_t>();
 }
 
 api_object stamp_new(const api_object& obj,

@@ -99,9 +99,6 @@ std::string unknown_field_text(const std::string& field);
 api_status strict_decoding_status(resource res,
                                   const std::vector<std::string>& unknown);
 
-/// gracePeriodSeconds of a DELETE's DeleteOptions body (JSON), if any.
-std::optional<std::int64_t> delete_grace_period(std::string_view body);
-
 /// `obj` as the API server stores it in namespace `ns`: stringData folded
 /// into data (stringData wins) and a Secret's empty type made "Opaque".
 api_object normalize_object(const api_object& obj, const std::string& ns);

@@ -21,8 +21,12 @@ json resource_entry(const char* name, const char* singular, const char* kind,
   x["singularName"] = singular;
   x["namespaced"] = namespaced;
   x["kind"] = kind;
-  x["verbs"] = json::array({"create", "delete", "get", "list", "update",
-                            "watch"});
+  // As the real server lists them; namespaces have no deletecollection.
+  auto verbs = json::array({"create", "delete", "deletecollection", "get",
+                            "list", "patch", "update", "watch"});
+  if (std::string_view{name} == "namespaces")
+    verbs.erase(2);
+  x["verbs"] = std::move(verbs);
   if (short_name != nullptr)
     x["shortNames"] = json::array({short_name});
   // `kubectl get all` lists the resources of category all.

@@ -110,6 +110,7 @@ struct h2_stream {
   std::string accept;
   std::string content_type;
   std::string authorization;
+  std::string user_agent;
   std::string body;
   /// HPACK-decoded size, counted as SETTINGS_MAX_HEADER_LIST_SIZE is.
   std::size_t header_bytes = 0;
@@ -418,6 +419,8 @@ private:
       st->content_type = std::move(v);
     else if (n == "authorization")
       st->authorization = std::move(v);
+    else if (n == "user-agent")
+      st->user_agent = std::move(v);
     return 0;
   }
 
@@ -530,7 +533,8 @@ private:
 
   void handle(h2_stream& st) {
     request_view req{st.method,       st.path,          st.accept,
-                     st.content_type, st.authorization, st.body};
+                     st.content_type, st.authorization, st.body,
+                     st.user_agent};
     access_policy policy{std::is_same_v<Stream, tls_stream>,
                          core_->options.tokens.get(), core_->options.anonymous,
                          core_->options.node_authorizer};

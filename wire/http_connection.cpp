@@ -249,7 +249,8 @@ private:
                      view_of(request_[http::field::accept]),
                      view_of(request_[http::field::content_type]),
                      view_of(request_[http::field::authorization]),
-                     request_.body()};
+                     request_.body(),
+                     view_of(request_[http::field::user_agent])};
     access_policy policy{is_tls, core_->options.tokens.get(),
                          core_->options.anonymous,
                          core_->options.node_authorizer};

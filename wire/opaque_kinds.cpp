@@ -63,11 +63,8 @@ void add_defaults(resource res, object_meta& meta, json& rest) {
   }
 }
 
-/// Deepest nesting of maps and lists the front stores, as the manifest
-/// decoder's default limit: the kept JSON is printed recursively.
-constexpr std::size_t max_depth = 64;
+} // namespace
 
-/// Whether JSON text `body` nests maps and lists deeper than max_depth.
 bool too_deep(std::string_view body) {
   std::size_t depth = 0;
   bool in_string = false;
@@ -81,7 +78,7 @@ bool too_deep(std::string_view body) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
-      if (++depth > max_depth)
+      if (++depth > max_json_depth)
         return true;
     } else if ((c == '}' || c == ']') && depth > 0) {
       --depth;
@@ -89,8 +86,6 @@ bool too_deep(std::string_view body) {
   }
   return false;
 }
-
-} // namespace
 
 std::string string_at(const json& x, std::initializer_list<const char*> path) {
   const json* at = &x;
@@ -132,12 +127,16 @@ decoded_body decode_opaque_body(resource res, std::string_view body,
   if (too_deep(body))
     return {{}, bad_request_status("request body: nesting deeper than the "
                                    "limit of "
-                                   + std::to_string(max_depth))};
+                                   + std::to_string(max_json_depth))};
   auto doc = json::parse(body, nullptr, false);
   if (!doc.is_object())
     return {{}, bad_request_status("request body: expected a JSON object")};
+  auto server = server_metadata_of(doc);
+  if (server.failure)
+    return {{}, std::move(server.failure)};
   auto meta_json = doc.find("metadata");
   object_meta meta;
+  meta.server = std::move(server.metadata);
   if (meta_json != doc.end() && meta_json->is_object()) {
     meta.name = read_string(*meta_json, "name");
     meta.uid = read_string(*meta_json, "uid");

@@ -1,5 +1,6 @@
-// A PATCH request on a Secret or ConfigMap: its patch type (from the
-// Content-Type) and the object the patch makes of the stored one. The
+// A PATCH request: its patch type (from the Content-Type), the object a
+// merge, JSON or strategic patch makes of the stored one, and the
+// configuration of a server-side apply (applied by managed_object.hpp). The
 // patched object goes through the same decoding and checks as a PUT body
 // (decode_request_body), so a patch can store nothing a PUT could not.
 #pragma once
@@ -8,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "podref/messages/api_object.hpp"
 #include "podref/wire/codec.hpp"
 #include "podref/wire/status.hpp"
@@ -15,11 +18,11 @@
 namespace podref::wire {
 
 /// The patch types podref applies, by Content-Type.
-enum class patch_type { merge, json, strategic };
+enum class patch_type { merge, json, strategic, apply };
 
 /// application/merge-patch+json, application/json-patch+json,
-/// application/strategic-merge-patch+json (parameters ignored); nullopt
-/// for anything else.
+/// application/strategic-merge-patch+json, application/apply-patch+yaml
+/// (parameters ignored); nullopt for anything else.
 std::optional<patch_type> patch_type_of(std::string_view content_type);
 
 /// 415 for a PATCH in a type podref does not apply, listing the ones it does.
@@ -35,5 +38,17 @@ api_status unsupported_patch_status();
 decoded_body apply_patch(const api_object& current, patch_type type,
                          std::string_view patch, const std::string& ns,
                          const std::string& name);
+
+/// A server-side apply's configuration: the body as a JSON object, its
+/// nulls dropped; or the 400 refusing it (as the real server: `error
+/// decoding YAML: ...` for a body that is not one YAML or JSON object,
+/// `Incorrect version specified in apply patch. ...`, `Incorrect kind
+/// specified in apply patch. ...`, `metadata.managedFields must be nil`).
+struct apply_config {
+  nlohmann::ordered_json doc;
+  std::optional<api_status> failure;
+};
+
+apply_config parse_apply_config(resource res, std::string_view body);
 
 } // namespace podref::wire

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <memory>
 #include <utility>
 #include <variant>
 
@@ -14,6 +15,7 @@
 #include "podref/manifest/manifest.hpp"
 #include "podref/messages/object_validation.hpp"
 #include "podref/messages/quoted_part.hpp"
+#include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
 #include "podref/wire/detail/protobuf_body.hpp"
 
@@ -102,13 +104,15 @@ std::vector<std::string> unknown_fields(resource res, const json& doc) {
 // -- checks before decoding -------------------------------------------------------
 
 /// The checks a JSON body gets before decoding: syntax, kind, namespace
-/// and name against the path; collects its unknown fields.
+/// and name against the path; collects its unknown fields and hands back
+/// the parsed document (`doc`), which is parsed once.
 std::optional<api_status> check_json(resource res, std::string_view body,
                                      const std::string& path_ns,
                                      const std::string& path_name,
-                                     std::vector<std::string>& unknown) {
+                                     std::vector<std::string>& unknown,
+                                     json& doc) {
   auto kind = std::string{kind_name(res)};
-  auto doc = json::parse(body, nullptr, false);
+  doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     return bad_request_status("the object provided is unrecognized (must be "
                               "of type " + kind
@@ -160,9 +164,11 @@ std::optional<api_status> yaml_to_json(resource res, std::string_view body,
   return std::nullopt;
 }
 
-/// A Secret or ConfigMap from its checked JSON body, validated.
+/// A Secret or ConfigMap from its checked JSON body, with its server
+/// metadata (generateName, managedFields), validated.
 decoded_body decode_data_object(resource res, std::string_view body,
-                                const std::string& path_ns) {
+                                const std::string& path_ns,
+                                std::shared_ptr<const server_metadata> server) {
   // The API server's checks come after decoding, all at once (below).
   manifest_limits limits;
   limits.check_objects = false;
@@ -188,7 +194,8 @@ decoded_body decode_data_object(resource res, std::string_view body,
     return {{}, bad_request_status(decoded.objects.front().kind
                                    + " in version \"v1\" cannot be handled as a "
                                    + std::string{kind_name(res)})};
-  obj = normalize_object(obj, path_ns);
+  obj = normalize_object(
+    detail::with_server_metadata(obj, std::move(server)), path_ns);
   if (auto problems = find_object_problems(obj); !problems.empty())
     return {{}, invalid_status(res, obj.meta().name, problems)};
   return {std::move(obj), std::nullopt};
@@ -216,11 +223,16 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     return {{}, unsupported_media_status(detail::takes_protobuf(res))};
   }
   std::vector<std::string> unknown;
-  if (auto failure = check_json(res, body, path_ns, path_name, unknown))
+  json doc;
+  if (auto failure = check_json(res, body, path_ns, path_name, unknown, doc))
     return {{}, std::move(failure)};
   decoded_body decoded;
   if (res == resource::secrets || res == resource::config_maps) {
-    decoded = decode_data_object(res, body, path_ns);
+    auto server = detail::server_metadata_of(doc);
+    if (server.failure)
+      return {{}, std::move(server.failure)};
+    decoded = decode_data_object(res, body, path_ns,
+                                 std::move(server.metadata));
   } else {
     // Pods, Nodes and Namespaces are kept as JSON (opaque_object.hpp).
     decoded = detail::decode_opaque_body(res, body, path_ns);
@@ -234,8 +246,14 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
                                    field_message(checked.errors.front()))};
     }
   }
-  if (!decoded.failure)
-    decoded.unknown_fields = std::move(unknown);
+  if (decoded.failure)
+    return decoded;
+  // Only a create is named by the server (from its generateName).
+  if (decoded.object.meta().name.empty()
+      && !detail::named_by_server(decoded.object, path_name))
+    return {{}, invalid_status(res, "", "metadata.name: Required value: name "
+                                        "or generateName is required")};
+  decoded.unknown_fields = std::move(unknown);
   return decoded;
 }
 

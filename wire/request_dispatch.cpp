@@ -3,6 +3,7 @@
 // API requests become an api_call.
 #include "podref/wire/detail/request_dispatch.hpp"
 
+#include <optional>
 #include <utility>
 
 #include "podref/wire/codec.hpp"
@@ -12,6 +13,7 @@
 #include "podref/wire/router.hpp"
 #include "podref/wire/status.hpp"
 #include "podref/wire/table.hpp"
+#include "podref/wire/write_request.hpp"
 
 namespace podref::wire::detail {
 
@@ -25,6 +27,55 @@ dispatch answer(int status, std::string content_type, std::string body) {
 
 dispatch json_answer(std::string body) {
   return answer(200, "application/json", std::move(body));
+}
+
+std::optional<options_kind> options_of(route_kind kind) {
+  switch (kind) {
+    case route_kind::create:
+      return options_kind::create;
+    case route_kind::update:
+      return options_kind::update;
+    case route_kind::patch:
+      return options_kind::patch;
+    case route_kind::remove:
+    case route_kind::remove_collection:
+      return options_kind::remove;
+    default:
+      return std::nullopt;
+  }
+}
+
+/// A write's parameters (and a DELETE's DeleteOptions body) checked and
+/// read into `out`, or the 422 refusing them; nothing for other requests.
+std::optional<api_status> read_write_intent(const request_view& req, route& r,
+                                            std::optional<patch_type> patch,
+                                            write_intent& out) {
+  auto kind = options_of(r.kind);
+  if (!kind)
+    return std::nullopt;
+  write_parameters p;
+  p.kind = *kind;
+  p.apply = patch == patch_type::apply;
+  p.dry_run = r.dry_run;
+  p.field_manager = r.field_manager;
+  p.force = r.force;
+  if (p.kind == options_kind::remove) {
+    auto body = parse_delete_options(req.body);
+    if (!r.grace_period_seconds)
+      r.grace_period_seconds = body.grace_period_seconds;
+    p.dry_run.insert(p.dry_run.end(), body.dry_run.begin(),
+                     body.dry_run.end());
+    out.uid_precondition = std::move(body.uid);
+    out.rv_precondition = std::move(body.resource_version);
+  }
+  if (auto failure = check_write_parameters(p))
+    return failure;
+  out.dry_run = !p.dry_run.empty();
+  out.manager = !p.field_manager.empty()
+                  ? p.field_manager
+                  : manager_of_user_agent(req.user_agent);
+  out.force = p.force.value_or(false);
+  return std::nullopt;
 }
 
 dispatch dispatch_routed(const request_view& req, route r,
@@ -83,8 +134,16 @@ dispatch dispatch_routed(const request_view& req, route r,
   dispatch d;
   d.call.table = wants_table(req.accept);
   d.call.namespace_lifecycle = namespace_lifecycle;
-  if (r.kind == route_kind::remove && !r.grace_period_seconds)
-    r.grace_period_seconds = delete_grace_period(req.body);
+  std::optional<patch_type> patch;
+  if (r.kind == route_kind::patch) {
+    patch = patch_type_of(req.content_type);
+    if (!patch) {
+      auto status = unsupported_patch_status();
+      return answer(status.code, "application/json", std::move(status.body));
+    }
+  }
+  if (auto failure = read_write_intent(req, r, patch, d.call.write))
+    return answer(failure->code, "application/json", std::move(failure->body));
   if (r.kind == route_kind::create || r.kind == route_kind::update) {
     auto decoded = decode_request_body(
       r.res, req.content_type, req.body, r.ns,
@@ -105,10 +164,6 @@ dispatch dispatch_routed(const request_view& req, route r,
     d.call.object = std::move(decoded.object);
     d.call.table = false;
   } else if (r.kind == route_kind::patch) {
-    if (!patch_type_of(std::string{req.content_type})) {
-      auto status = unsupported_patch_status();
-      return answer(status.code, "application/json", std::move(status.body));
-    }
     d.call.patch_content_type = std::string{req.content_type};
     d.call.patch_body = std::string{req.body};
     d.call.table = false;
@@ -137,7 +192,7 @@ dispatch dispatch_request(const request_view& req,
                           const user_info* certificate_user,
                           bool namespace_lifecycle) {
   auto r = route_request(req.method, req.target);
-  auto counted = classify_request(req.method, r);
+  auto counted = classify_request(req.method, r, req.content_type);
   auto d = dispatch_routed(req, std::move(r), host_port, policy,
                            certificate_user, namespace_lifecycle);
   d.counted = std::move(counted);

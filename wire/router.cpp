@@ -280,6 +280,15 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
         return false;
       }
       r.grace_period_seconds = n;
+    } else if (key == "dryRun") {
+      r.dry_run.push_back(value);
+    } else if (key == "fieldManager") {
+      r.field_manager = value;
+    } else if (key == "force") {
+      bool b = false;
+      if (!parse_flag(key, value, r, b))
+        return false;
+      r.force = b;
     } else if (key == "fieldValidation") {
       r.field_validation = value;
     } else if (key == "fieldSelector") {
@@ -295,6 +304,15 @@ bool parse_query(std::string_view query, route& r, bool& watch) {
     }
   }
   return true;
+}
+
+/// Where the real server takes deletecollection: a namespace's collection
+/// of a namespaced resource, and the Nodes (Namespaces have none; the
+/// collection across namespaces only lists and watches).
+bool collection_deletable(const route& r) {
+  if (is_namespaced(r.res))
+    return !r.ns.empty();
+  return r.res == resource::nodes;
 }
 
 route simple(route_kind kind, std::string_view method) {
@@ -349,6 +367,8 @@ route route_v1(std::string_view method, const std::vector<std::string>& seg) {
     r.kind = route_kind::list;
   } else if (method == "POST" && (!r.ns.empty() || !is_namespaced(r.res))) {
     r.kind = route_kind::create;
+  } else if (method == "DELETE" && collection_deletable(r)) {
+    r.kind = route_kind::remove_collection;
   } else {
     return fail(method_not_allowed_status());
   }
@@ -408,7 +428,8 @@ route route_request(std::string_view method, std::string_view target) {
     return r;
   if (watch && r.kind == route_kind::list)
     r.kind = route_kind::watch;
-  if (r.kind == route_kind::list || r.kind == route_kind::watch)
+  if (r.kind == route_kind::list || r.kind == route_kind::watch
+      || r.kind == route_kind::remove_collection)
     check_list_options(r);
   else if (r.kind == route_kind::create || r.kind == route_kind::update
            || r.kind == route_kind::patch)

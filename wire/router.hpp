@@ -5,17 +5,21 @@
 // Served: /version, /healthz, /readyz, /livez, /metrics, /api, /apis, /api/v1,
 // /openapi/v3, /openapi/v3/api/v1, /openapi/v2; for the namespaced v1
 // secrets, configmaps and pods /api/v1/namespaces/NS/RES (GET list or
-// watch, POST create), /api/v1/namespaces/NS/RES/NAME (GET, PUT, PATCH,
-// DELETE) and /api/v1/RES (GET list or watch in all namespaces); for the
-// cluster-scoped nodes and namespaces /api/v1/RES (GET list or watch, POST
-// create) and /api/v1/RES/NAME (GET, PUT, PATCH, DELETE). Query parameters
-// taken: watch (true/1), resourceVersion, resourceVersionMatch (Exact,
+// watch, POST create, DELETE collection), /api/v1/namespaces/NS/RES/NAME
+// (GET, PUT, PATCH, DELETE) and /api/v1/RES (GET list or watch in all
+// namespaces); for the cluster-scoped nodes and namespaces /api/v1/RES (GET
+// list or watch, POST create; DELETE collection of nodes) and
+// /api/v1/RES/NAME (GET, PUT, PATCH, DELETE). Query parameters taken:
+// watch (true/1), resourceVersion, resourceVersionMatch (Exact,
 // NotOlderThan), limit, continue, allowWatchBookmarks, sendInitialEvents,
 // timeoutSeconds, fieldSelector (metadata.name, metadata.namespace; a
 // Secret's type; a Pod's spec.nodeName; =, ==, !=), labelSelector
-// (label_selector.hpp), gracePeriodSeconds, fieldValidation; others
-// (timeout, fieldManager, ...) are accepted and ignored. The combinations the real server refuses
-// get its 422 (invalid ListOptions) or 400.
+// (label_selector.hpp), gracePeriodSeconds, dryRun (repeatable),
+// fieldManager, force, fieldValidation; others (timeout, ...) are accepted
+// and ignored. The combinations the real server refuses get its 422
+// (invalid ListOptions, CreateOptions, ...) or 400; the write parameters
+// other than fieldValidation are checked with the request's body
+// (write_request.hpp).
 #pragma once
 
 #include <cstddef>
@@ -53,6 +57,8 @@ enum class route_kind : std::uint8_t {
   /// PATCH of one object (the body and its type travel with the call).
   patch,
   remove,
+  /// DELETE of a collection (deletecollection), with its selectors.
+  remove_collection,
   /// Answer with `route::failure` (404, 405, 400).
   failure,
 };
@@ -101,6 +107,12 @@ struct route {
   /// timeoutSeconds of a watch, when given (at most max_timeout_seconds;
   /// 0: none).
   std::optional<std::uint64_t> timeout_seconds;
+  /// Every dryRun value of a write, in order.
+  std::vector<std::string> dry_run;
+  /// fieldManager of a write (empty: none).
+  std::string field_manager;
+  /// force of a patch, when given.
+  std::optional<bool> force;
   /// fieldValidation of a create, update or patch: "", "Ignore", "Warn" or
   /// "Strict" (checked: another value is the real server's 422; "" means
   /// Warn).

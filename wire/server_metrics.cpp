@@ -1,6 +1,7 @@
 // The HTTP front's counters and their Prometheus exposition.
 #include "podref/wire/detail/server_metrics.hpp"
 
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,8 @@ std::string verb_of(std::string_view method, route_kind kind) {
       return "PATCH";
     case route_kind::remove:
       return "DELETE";
+    case route_kind::remove_collection:
+      return "DELETECOLLECTION";
     default:
       break;
   }
@@ -49,6 +52,7 @@ bool names_resource(route_kind kind) {
     case route_kind::update:
     case route_kind::patch:
     case route_kind::remove:
+    case route_kind::remove_collection:
       return true;
     default:
       return false;
@@ -75,13 +79,28 @@ const char* refusal_name(std::size_t i) {
   return names[i];
 }
 
-/// kube-apiserver's label set of a request (dry_run and subresource are
-/// always empty here: podref serves neither).
+/// kube-apiserver's dry_run label of `values` (cleanDryRun).
+std::string dry_run_label(const std::vector<std::string>& values) {
+  std::set<std::string> sorted;
+  for (const auto& v : values) {
+    if (v != "All")
+      return "invalid";
+    sorted.insert(v);
+  }
+  std::string out;
+  for (const auto& v : sorted)
+    out += (out.empty() ? "" : ",") + v;
+  return out;
+}
+
+/// kube-apiserver's label set of a request (subresource is always empty
+/// here: podref serves none).
 std::vector<prometheus::ClientMetric::Label>
 request_labels(const std::string& verb, const std::string& res,
-               request_class::scope_kind scope) {
+               request_class::scope_kind scope,
+               const std::string& dry_run = {}) {
   return {{"component", "apiserver"},
-          {"dry_run", ""},
+          {"dry_run", dry_run},
           {"group", ""},
           {"resource", res},
           {"scope", scope_name(scope)},
@@ -92,12 +111,19 @@ request_labels(const std::string& verb, const std::string& res,
 
 } // namespace
 
-request_class classify_request(std::string_view method, const route& r) {
+request_class classify_request(std::string_view method, const route& r,
+                               std::string_view content_type) {
   request_class c;
   c.verb = verb_of(method, r.kind);
+  // As kube-apiserver: a server-side apply counts as APPLY (its exact
+  // Content-Type, as upstream compares it).
+  if (r.kind == route_kind::patch
+      && content_type == "application/apply-patch+yaml")
+    c.verb = "APPLY";
   if (!names_resource(r.kind))
     return c;
   c.resource_name = std::string{plural_name(r.res)};
+  c.dry_run = dry_run_label(r.dry_run);
   if (!r.name.empty())
     c.scope = request_class::scope_kind::resource;
   else if (!r.ns.empty())
@@ -115,7 +141,7 @@ request_class unrouted_request(std::string_view method) {
 
 void server_metrics::count_request(const request_class& c, int code) {
   std::lock_guard<std::mutex> guard{mtx_};
-  ++requests_[{c.verb, c.resource_name, c.scope, code}];
+  ++requests_[{c.verb, c.resource_name, c.scope, c.dry_run, code}];
 }
 
 void server_metrics::watch_opened(const request_class& c) {
@@ -146,8 +172,8 @@ std::string server_metrics::text() const {
     std::lock_guard<std::mutex> guard{mtx_};
     for (const auto& [k, n] : requests_) {
       auto labels = request_labels(std::get<0>(k), std::get<1>(k),
-                                   std::get<2>(k));
-      labels.insert(labels.begin(), {"code", std::to_string(std::get<3>(k))});
+                                   std::get<2>(k), std::get<3>(k));
+      labels.insert(labels.begin(), {"code", std::to_string(std::get<4>(k))});
       wire::add_sample(out[0], static_cast<double>(n), std::move(labels));
     }
     for (const auto& [k, n] : watches_)

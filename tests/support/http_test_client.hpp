@@ -42,15 +42,20 @@ struct http_test_client {
     stream.expires_after(std::chrono::seconds(20));
   }
 
+  /// A request with `body` in `content_type` (none without a body), and an
+  /// Accept and a User-Agent when `accept` and `user_agent` are not empty.
   http_test_reply call(boost::beast::http::verb verb, const std::string& target,
                        const std::string& body = {},
                        const std::string& content_type = "application/json",
-                       const std::string& accept = {}) {
+                       const std::string& accept = {},
+                       const std::string& user_agent = {}) {
     namespace http = boost::beast::http;
     http::request<http::string_body> req{verb, target, 11};
     req.set(http::field::host, "127.0.0.1");
     if (!accept.empty())
       req.set(http::field::accept, accept);
+    if (!user_agent.empty())
+      req.set(http::field::user_agent, user_agent);
     if (!body.empty()) {
       req.set(http::field::content_type, content_type);
       req.body() = body;

@@ -181,6 +181,18 @@ std::string history_dependence(const json& rec) {
       && body["metadata"].contains("deletionTimestamp")
       && rec["request"].value("method", std::string{}) == "GET")
     return "an object an earlier DELETE of the recording had begun to delete";
+  auto method = rec["request"].value("method", std::string{});
+  auto message = body.is_object() ? body.value("message", std::string{})
+                                  : std::string{};
+  if (method == "PATCH" && rec.value("status", 0) == 409
+      && message.rfind("Apply failed", 0) == 0)
+    return "an apply conflict: the fields' owners are the recording's "
+           "earlier writers";
+  if ((method == "PUT" || method == "PATCH") && rec.value("status", 0) == 422
+      && (message.find("field is immutable") != std::string::npos
+          || message.find("pod updates may not change") != std::string::npos))
+    return "an update refused for what it changes of an object the "
+           "recording had written (its stored state is not recorded)";
   auto query = rec["request"].value("query", std::string{});
   if (!query_value(query, "continue").empty())
     return "a continue token of the recording's list";
@@ -207,12 +219,15 @@ std::vector<seed_object> seeds_of(const json& rec) {
   };
   if (body.is_object()) {
     auto kind = body.value("kind", std::string{});
-    // A create's answer is what the request made, not what was there.
-    if (served_kinds.count(kind) != 0 && method != "POST"
+    // A create's answer is what the request made, not what was there (an
+    // apply's 201 too).
+    bool created = method == "POST" || status == 201;
+    if (served_kinds.count(kind) != 0 && !created
         && body.contains("metadata"))
       add(seed(kind, body));
     if (kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0
-        && body.contains("items") && method == "GET") {
+        && body.contains("items")
+        && (method == "GET" || method == "DELETE")) {
       auto item_kind = kind.substr(0, kind.size() - 4);
       if (item_kind == "PartialObjectMetadata")
         item_kind = path_kind;
@@ -237,7 +252,7 @@ std::vector<seed_object> seeds_of(const json& rec) {
                                     "zz-more-" + std::to_string(i))));
     }
   }
-  if (!path_kind.empty() && !name.empty() && status != 404
+  if (!path_kind.empty() && !name.empty() && status != 404 && status != 201
       && seeded.count(path_kind + "/" + ns + "/" + name) == 0) {
     auto rb = req.contains("body") ? req["body"] : json{};
     auto x = method == "PUT" && rb.is_object() && rb.contains("metadata")

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "podref/messages/api_object.hpp"
@@ -42,22 +43,43 @@ struct bookmark_timing {
   std::chrono::milliseconds lead{2000};
 };
 
+/// What a write does beyond its object, its parameters checked
+/// (write_request.hpp).
+struct write_intent {
+  /// dryRun=All: answered as the write would be, nothing stored.
+  bool dry_run = false;
+  /// The manager of the write's managedFields entry: the fieldManager
+  /// parameter, else the User-Agent's product.
+  std::string manager;
+  /// force of an apply.
+  bool force = false;
+  /// A DELETE's preconditions (DeleteOptions).
+  std::optional<std::string> uid_precondition;
+  std::optional<std::string> rv_precondition;
+};
+
 /// One request for the API server actor: the route, the decoded body of a
-/// create or update (or the body and Content-Type of a patch), and whether
-/// the client asked for the Table form.
+/// create or update (or the body and Content-Type of a patch), what a write
+/// does beyond it, and whether the client asked for the Table form.
 struct api_call {
   route r;
   api_object object;
   std::string patch_body;
   std::string patch_content_type;
+  write_intent write;
   bool table = false;
   bookmark_timing bookmarks;
   /// Check a create's namespace (http_server_options::namespace_lifecycle).
   bool namespace_lifecycle = false;
 };
 
+using reply_function = std::function<void(http_reply)>;
+
 /// `status` as a JSON reply.
 http_reply reply_of(const api_status& status);
+
+/// Whether `obj` passes the route's label and field selectors.
+bool selected(const route& r, const api_object& obj);
 
 /// The reply for a request on object `name` of `res` (or route `r`) that
 /// the API server actor answered with `err` (or did not answer: 503).

@@ -13,8 +13,6 @@
 
 namespace podref::wire::detail {
 
-using reply_function = std::function<void(http_reply)>;
-
 /// Runs `then` when the namespace of a create of a namespaced object exists
 /// and is not Terminating, or when the call does not check namespaces;
 /// otherwise answers 404 `namespaces "x" not found` or the 403 of

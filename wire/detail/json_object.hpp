@@ -2,13 +2,35 @@
 // Table form (private to wire/'s .cpp files).
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "podref/messages/api_object.hpp"
+#include "podref/wire/status.hpp"
 
 namespace podref::wire::detail {
+
+/// metadata.generateName and metadata.managedFields of a request body (null
+/// when it has neither), or the 400 for a managedFields that is not a list.
+struct read_server_metadata {
+  std::shared_ptr<const server_metadata> metadata;
+  std::optional<api_status> failure;
+};
+
+/// Reads them from a decoded body (any JSON; not an object: none).
+read_server_metadata server_metadata_of(const nlohmann::ordered_json& doc);
+
+/// `obj` with server metadata `x` (null: none).
+api_object with_server_metadata(const api_object& obj,
+                                std::shared_ptr<const server_metadata> x);
+
+/// Whether an object without a name may be written to a path named
+/// `path_name`: a create (no path name) of an object with a generateName,
+/// which the server names.
+bool named_by_server(const api_object& obj, const std::string& path_name);
 
 /// `x` as JSON text. Names, namespaces and selectors come from a client's
 /// path and need not be UTF-8: such bytes are written as U+FFFD rather

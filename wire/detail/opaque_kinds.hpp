@@ -3,6 +3,7 @@
 // JSON text that messages/opaque_object.hpp keeps.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,14 @@
 #include "podref/wire/codec.hpp"
 
 namespace podref::wire::detail {
+
+/// Deepest nesting of maps and lists the front stores or walks, as the
+/// manifest decoder's default limit: kept JSON is printed recursively.
+constexpr std::size_t max_json_depth = 64;
+
+/// Whether JSON text `body` nests maps and lists deeper than max_json_depth
+/// (checked on the text, before a parser recurses).
+bool too_deep(std::string_view body);
 
 /// Decodes a JSON request body of resource `res` (pods, nodes, namespaces)
 /// after check_json passed: metadata parsed, the rest kept as text, the

@@ -25,6 +25,8 @@ struct request_view {
   /// The Authorization header's value, empty without one.
   std::string_view authorization;
   std::string_view body;
+  /// The User-Agent header's value (a write's default field manager).
+  std::string_view user_agent;
 };
 
 /// What to do with a request: answer `reply` now, or send `call` to the API

@@ -30,6 +30,10 @@ struct request_class {
   /// Empty for a path that is not a resource (discovery, health, ...).
   std::string resource_name;
   scope_kind scope = scope_kind::none;
+  /// The dry_run label: the request's dryRun values sorted, deduplicated
+  /// and joined with ",", or "invalid" when one is not a value the server
+  /// takes (as kube-apiserver's cleanDryRun); empty without dryRun.
+  std::string dry_run;
 
   auto key() const {
     return std::tie(verb, resource_name, scope);
@@ -40,8 +44,9 @@ struct request_class {
 inline constexpr const char* metrics_content_type
   = "text/plain; version=0.0.4; charset=utf-8";
 
-/// The class of a request routed to `r` with `method`.
-request_class classify_request(std::string_view method, const route& r);
+/// The class of a request routed to `r` with `method` and `content_type`.
+request_class classify_request(std::string_view method, const route& r,
+                               std::string_view content_type = {});
 
 /// The class of a request refused before it was routed (413, 431).
 request_class unrouted_request(std::string_view method);
@@ -103,7 +108,7 @@ private:
 
   mutable std::mutex mtx_;
   std::map<std::tuple<std::string, std::string, request_class::scope_kind,
-                      int>,
+                      std::string, int>,
            std::uint64_t>
     requests_;                             // guarded by mtx_
   std::map<key, std::int64_t> watches_;    // guarded by mtx_
