@@ -114,7 +114,7 @@ caf::result<api_object> create_object(server_pointer self,
   auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
   if (self->state.store->objects.count(key) != 0)
     return podref_error(errc::already_exists,
-                        std::string{plural_name(obj.kind())} + " \""
+                        std::string{qualified_name(obj.kind())} + " \""
                           + obj.meta().name + "\" already exists");
   return commit(self, key, obj, watch_event_type::added);
 }
@@ -142,7 +142,8 @@ caf::result<api_object> replace_object(server_pointer self,
   if (!wanted.empty() && wanted != stored.resource_version)
     return podref_error(
       errc::conflict,
-      "Operation cannot be fulfilled on " + std::string{plural_name(obj.kind())}
+      "Operation cannot be fulfilled on "
+        + std::string{qualified_name(obj.kind())}
         + " \"" + obj.meta().name
         + "\": the object has been modified; please apply your changes to the"
           " latest version and try again");

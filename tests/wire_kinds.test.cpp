@@ -522,7 +522,8 @@ TEST_CASE("discovery lists pods, nodes and namespaces as recorded") {
   CHECK(seen
         == std::vector<std::string>{"configmaps namespaced cm",
                                     "namespaces cluster ns", "nodes cluster no",
-                                    "pods namespaced po", "secrets namespaced"});
+                                    "pods namespaced po", "secrets namespaced",
+                                    "serviceaccounts namespaced sa"});
 }
 
 namespace {

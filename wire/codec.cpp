@@ -12,6 +12,7 @@
 
 #include "podref/manifest/manifest.hpp"
 #include "podref/messages/base64.hpp"
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
 #include "podref/wire/detail/protobuf_namespace.hpp"
@@ -128,7 +129,8 @@ std::optional<api_status> check_json(resource res, std::string_view body,
                                      const std::string& path_ns,
                                      const std::string& path_name,
                                      std::string& body_name) {
-  auto kind = std::string{kind_name(res)};
+  const auto& row = kind_of(res);
+  auto kind = std::string{row.kind};
   auto doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     return bad_request_status("the object provided is unrecognized (must be "
@@ -140,10 +142,12 @@ std::optional<api_status> check_json(resource res, std::string_view body,
     return bad_request_status("Object 'Kind' is missing in '"
                               + std::string{body.substr(0, 64)} + "'");
   if (auto given = k->get<std::string>(); given != kind)
-    return bad_request_status(given + " in version \"v1\" cannot be handled "
-                              "as a " + kind + ": converting (v1." + given
-                              + ") to (core." + kind
-                              + "): unknown conversion");
+    return bad_request_status(
+      given + " in version \"" + std::string{row.version}
+      + "\" cannot be handled as a " + kind + ": converting ("
+      + std::string{row.version} + "." + given + ") to ("
+      + std::string{row.group.empty() ? "core" : row.group} + "." + kind
+      + "): unknown conversion");
   auto meta = doc.find("metadata");
   if (meta == doc.end() || !meta->is_object())
     return std::nullopt;
@@ -167,19 +171,7 @@ std::optional<api_status> check_json(resource res, std::string_view body,
 } // namespace
 
 std::string_view kind_name(resource res) noexcept {
-  switch (res) {
-    case resource::secrets:
-      return "Secret";
-    case resource::config_maps:
-      return "ConfigMap";
-    case resource::pods:
-      return "Pod";
-    case resource::nodes:
-      return "Node";
-    case resource::namespaces:
-      return "Namespace";
-  }
-  return "Secret";
+  return kind_of(res).kind;
 }
 
 std::vector<std::string> initial_namespaces() {
@@ -222,7 +214,7 @@ nlohmann::ordered_json object_json(const api_object& obj, bool with_type) {
   json x;
   if (with_type) {
     x["kind"] = std::string{kind_name(obj.kind())};
-    x["apiVersion"] = "v1";
+    x["apiVersion"] = std::string{kind_of(obj.kind()).api_version};
   }
   x["metadata"] = metadata_json(obj.meta());
   if (auto s = obj.as_secret()) {
@@ -254,7 +246,7 @@ std::string encode_list(resource res, const std::vector<api_object>& items,
                         const std::string& rv) {
   json x;
   x["kind"] = std::string{kind_name(res)} + "List";
-  x["apiVersion"] = "v1";
+  x["apiVersion"] = std::string{kind_of(res).api_version};
   x["metadata"] = json{{"resourceVersion", rv}};
   auto xs = json::array();
   for (const auto& item : items)
@@ -279,7 +271,7 @@ std::string encode_bookmark(resource res, std::uint64_t rv,
                             bool initial_events_end) {
   json x;
   x["kind"] = std::string{kind_name(res)};
-  x["apiVersion"] = "v1";
+  x["apiVersion"] = std::string{kind_of(res).api_version};
   x["metadata"] = json{{"resourceVersion", std::to_string(rv)},
                        {"creationTimestamp", nullptr}};
   if (initial_events_end)
@@ -335,14 +327,14 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     if (auto failure = check_json(res, body, path_ns, path_name, body_name))
       return {{}, std::move(failure)};
   if (res != resource::secrets && res != resource::config_maps) {
-    // Pods, Nodes and Namespaces are kept as JSON (opaque_object.hpp).
+    // The other kinds are kept as JSON (opaque_object.hpp).
     if (!is_json)
       return {{}, unsupported_media_status()};
     auto decoded = detail::decode_opaque_body(res, body, path_ns);
-    // A Pod or Node must also be one the engine's decoder takes (its
-    // names, references and bounds), so that what the front stores, the
-    // engine and `--load` read alike.
-    if (!decoded.failure && res != resource::namespaces) {
+    // A Pod, a Node or a workload's pod template must also be one the
+    // engine's decoder takes (its names, references and bounds), so that
+    // what the front stores, the engine and `--load` read alike.
+    if (!decoded.failure && detail::engine_decodes(res)) {
       auto checked = decode_manifest(body, "request body");
       if (!checked.ok())
         return {{}, invalid_status(res, decoded.object.meta().name,

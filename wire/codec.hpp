@@ -1,5 +1,5 @@
 // The JSON codec: api_object <-> the Kubernetes JSON of v1 Secrets and
-// ConfigMaps (and of Pods, Nodes and Namespaces, kept as JSON: see
+// ConfigMaps (and of the other kinds, kept as JSON: see
 // wire/detail/opaque_kinds.hpp), as the real API server writes them (kube-apiserver-transcripts):
 // fields in Go's struct order, metadata name, namespace, uid,
 // resourceVersion, creationTimestamp, labels, annotations; then immutable,
@@ -26,7 +26,8 @@
 
 namespace podref::wire {
 
-/// "Secret" / "ConfigMap" / "Pod" / "Node" / "Namespace".
+/// "Secret" / "ConfigMap" / "Pod" / "Deployment" / ...: the Kind of `res`
+/// (messages/resource_kinds.hpp).
 std::string_view kind_name(resource res) noexcept;
 
 /// The namespaces a new API server has: default, kube-node-lease,
@@ -68,8 +69,9 @@ struct decoded_body {
   std::optional<api_status> failure;
 };
 
-/// Decodes the body of a POST (path_name empty) or PUT to
-/// /api/v1/namespaces/`path_ns`/RES[/`path_name`]: application/json or
+/// Decodes the body of a POST (path_name empty) or PUT to a collection or
+/// object of `res` in namespace `path_ns` (empty for a cluster-scoped
+/// kind), named `path_name`: application/json or
 /// application/yaml of the kind `res` (a Namespace also as protobuf, see
 /// wire/detail/protobuf_namespace.hpp); otherwise 415. A body without a
 /// namespace takes the path's; a different namespace or name is a 400,

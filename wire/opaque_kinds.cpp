@@ -1,9 +1,13 @@
 #include "podref/wire/detail/opaque_kinds.hpp"
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/messages/validation.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/status.hpp"
@@ -37,27 +41,132 @@ std::string read_string(const json& meta, const char* key) {
                                            : std::string{};
 }
 
-/// The server's defaults of a new or replaced object.
-void add_defaults(resource res, object_meta& meta, json& rest) {
-  if (res == resource::pods) {
-    auto& status = rest["status"];
-    if (!status.is_object())
-      status = json::object();
-    if (!status.contains("phase"))
-      status["phase"] = "Pending";
-  } else if (res == resource::namespaces) {
-    meta.labels["kubernetes.io/metadata.name"] = meta.name;
-    auto& spec = rest["spec"];
-    if (!spec.is_object())
-      spec = json::object();
-    if (!spec.contains("finalizers"))
-      spec["finalizers"] = json::array({"kubernetes"});
-    auto& status = rest["status"];
-    if (!status.is_object())
-      status = json::object();
-    if (!status.contains("phase"))
-      status["phase"] = "Active";
+/// A JSON value the server writes at a dotted path when it is absent.
+struct default_field {
+  const char* path;
+  const char* value;
+};
+
+/// What the server checks and adds for one opaque kind, beyond the
+/// metadata every kind gets. A kind without a row takes the defaults of
+/// opaque_rules{} (a DNS-1123 subdomain name, nothing required or added).
+struct opaque_rules {
+  enum class names : std::uint8_t { subdomain, label, path_segment };
+  resource res = resource::pods;
+  names name_rule = names::subdomain;
+  /// Fields that must be present and not empty (null-terminated).
+  std::array<const char*, 3> required{};
+  /// Fields the server sets when absent (path null-terminated).
+  std::array<default_field, 3> defaults{};
+  /// The `kubernetes.io/metadata.name` label, set to the name.
+  bool name_label = false;
+  /// The manifest decoder must take the body (a Pod, a Node, a pod
+  /// template), so that the front, the engine and `--load` read alike.
+  bool engine_decodes = false;
+  /// A DELETE answers the object (the registry's ReturnDeletedObject),
+  /// else a Success Status.
+  bool delete_answers_object = false;
+};
+
+using names = opaque_rules::names;
+
+/// The real server's validation and defaulting, reduced to what a client
+/// of podref sees (docs/apiserver.md lists what is left out).
+const opaque_rules rules[] = {
+  {resource::pods, names::subdomain, {"spec.containers"},
+   {{{"status.phase", "\"Pending\""}}}, false, true, true},
+  {resource::nodes, names::subdomain, {}, {}, false, true, false},
+  {resource::namespaces, names::label, {},
+   {{{"spec.finalizers", "[\"kubernetes\"]"}, {"status.phase", "\"Active\""}}},
+   true, false, true},
+  {resource::service_accounts, names::subdomain, {}, {}, false, false, true},
+  {resource::deployments, names::subdomain,
+   {"spec.selector", "spec.template.spec.containers"},
+   {{{"spec.replicas", "1"}, {"status", "{}"}}}, false, true, false},
+  {resource::cluster_roles, names::path_segment, {}, {}, false, false, false},
+  {resource::cluster_role_bindings, names::path_segment,
+   {"roleRef.kind", "roleRef.name"}, {}, false, false, false},
+};
+
+const opaque_rules& rules_of(resource res) {
+  static const opaque_rules none;
+  for (const auto& r : rules)
+    if (r.res == res)
+      return r;
+  return none;
+}
+
+/// The member at dotted `path` of `x`, or null.
+const json* find_path(const json& x, std::string_view path) {
+  const json* at = &x;
+  while (!path.empty()) {
+    auto dot = path.find('.');
+    auto key = path.substr(0, dot);
+    if (!at->is_object())
+      return nullptr;
+    auto i = at->find(std::string{key});
+    if (i == at->end())
+      return nullptr;
+    at = &*i;
+    path = dot == std::string_view::npos ? std::string_view{}
+                                         : path.substr(dot + 1);
   }
+  return at;
+}
+
+/// Sets `value` at dotted `path` of `x` unless something is there; what is
+/// on the way and not a map becomes one.
+void set_default(json& x, std::string_view path, const json& value) {
+  json* at = &x;
+  for (;;) {
+    auto dot = path.find('.');
+    auto key = std::string{path.substr(0, dot)};
+    if (!at->is_object())
+      *at = json::object();
+    if (dot == std::string_view::npos) {
+      if (!at->contains(key))
+        (*at)[key] = value;
+      return;
+    }
+    at = &(*at)[key];
+    path = path.substr(dot + 1);
+  }
+}
+
+bool is_empty_value(const json* x) {
+  return x == nullptr || x->is_null()
+         || (x->is_string() && x->get_ref<const std::string&>().empty())
+         || ((x->is_array() || x->is_object()) && x->empty());
+}
+
+/// ValidatePathSegmentName: the names of RBAC objects (which may hold ':').
+std::vector<std::string> path_segment_errors(std::string_view name) {
+  std::vector<std::string> xs;
+  if (name == "." || name == "..")
+    xs.push_back("may not be '" + std::string{name} + "'");
+  for (const char* bad : {"/", "%"})
+    if (name.find(bad) != std::string_view::npos)
+      xs.push_back("may not contain '" + std::string{bad} + "'");
+  return xs;
+}
+
+/// The problem with `name` under `rule`, or nullopt.
+std::optional<std::string> name_problem(names rule, const std::string& name) {
+  switch (rule) {
+    case names::label:
+      if (is_dns1123_label(name))
+        return std::nullopt;
+      return invalid_value(name, dns1123_label_errors(name));
+    case names::path_segment: {
+      auto xs = path_segment_errors(name);
+      if (xs.empty())
+        return std::nullopt;
+      return invalid_value(name, xs);
+    }
+    case names::subdomain:
+      break;
+  }
+  return object_name_problem(name);
 }
 
 /// Deepest nesting of maps and lists the front stores, as the manifest
@@ -102,6 +211,14 @@ std::string string_at(const json& x, std::initializer_list<const char*> path) {
   return at->is_string() ? at->get<std::string>() : std::string{};
 }
 
+bool engine_decodes(resource res) {
+  return rules_of(res).engine_decodes;
+}
+
+bool delete_answers_object(resource res) {
+  return rules_of(res).delete_answers_object;
+}
+
 decoded_body decode_opaque_body(resource res, std::string_view body,
                                 const std::string& path_ns) {
   if (too_deep(body))
@@ -127,34 +244,28 @@ decoded_body decode_opaque_body(resource res, std::string_view body,
   if (meta.name.empty())
     return {{}, invalid_status(res, "", "metadata.name: Required value: name "
                                         "or generateName is required")};
-  if (res == resource::namespaces) {
-    if (!is_dns1123_label(meta.name))
-      return {{}, invalid_status(res, meta.name,
-                                 "metadata.name: "
-                                   + invalid_value(meta.name,
-                                                   dns1123_label_errors(
-                                                     meta.name)))};
-  } else if (auto problem = object_name_problem(meta.name)) {
+  const auto& rule = rules_of(res);
+  if (auto problem = name_problem(rule.name_rule, meta.name))
     return {{}, invalid_status(res, meta.name, "metadata.name: " + *problem)};
-  }
   meta.ns = is_namespaced(res) ? path_ns : std::string{};
   auto rest = json::object();
   for (auto& [k, v] : doc.items())
     if (k != "kind" && k != "apiVersion" && k != "metadata")
       rest[k] = v;
-  if (res == resource::pods) {
-    auto spec = rest.find("spec");
-    bool has_containers = false;
-    if (spec != rest.end() && spec->is_object()) {
-      auto containers = spec->find("containers");
-      has_containers = containers != spec->end() && containers->is_array()
-                       && !containers->empty();
-    }
-    if (!has_containers)
+  for (const char* field : rule.required) {
+    if (field == nullptr)
+      break;
+    if (is_empty_value(find_path(rest, field)))
       return {{}, invalid_status(res, meta.name,
-                                 "spec.containers: Required value")};
+                                 std::string{field} + ": Required value")};
   }
-  add_defaults(res, meta, rest);
+  for (const auto& d : rule.defaults) {
+    if (d.path == nullptr)
+      break;
+    set_default(rest, d.path, json::parse(d.value));
+  }
+  if (rule.name_label)
+    meta.labels["kubernetes.io/metadata.name"] = meta.name;
   auto obj = std::make_shared<opaque_object>();
   obj->metadata = std::move(meta);
   obj->body = rest.dump();
@@ -173,7 +284,7 @@ json opaque_json(const api_object& obj, bool with_type) {
   json x;
   if (with_type) {
     x["kind"] = std::string{kind_name(obj.kind())};
-    x["apiVersion"] = "v1";
+    x["apiVersion"] = std::string{kind_of(obj.kind()).api_version};
   }
   auto o = obj.as_opaque();
   auto plain = metadata_json(obj.meta());

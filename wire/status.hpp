@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "podref/messages/api_object.hpp"
@@ -18,15 +19,17 @@ struct api_status {
   std::string body;
 };
 
-/// A Failure Status. `details_name`/`details_kind` fill details when
-/// `with_details` (NotFound and AlreadyExists name the resource, Invalid the
-/// Kind); without details the field is left out, as for BadRequest.
+/// A Failure Status. `details_name`/`details_group`/`details_kind` fill
+/// details when `with_details` (NotFound and AlreadyExists name the
+/// resource, Invalid the Kind; the group only beyond the core group);
+/// without details the field is left out, as for BadRequest.
 api_status failure_status(int code, const std::string& reason,
                           const std::string& message, bool with_details = false,
                           const std::string& details_name = {},
-                          const std::string& details_kind = {});
+                          const std::string& details_kind = {},
+                          std::string_view details_group = {});
 
-/// 404 `secrets "x" not found`.
+/// 404 `secrets "x" not found` (`deployments.apps "x" not found`).
 api_status not_found_status(resource res, const std::string& name);
 
 /// 404 for a path the server does not serve (empty details).
@@ -44,7 +47,8 @@ api_status unsupported_media_status();
 /// 413 for a request body over `limit` bytes.
 api_status too_large_status(std::size_t limit);
 
-/// 422 `Secret "x" is invalid: <what>`, details naming the Kind.
+/// 422 `Secret "x" is invalid: <what>` (`Deployment.apps "x" ...`),
+/// details naming the Kind.
 api_status invalid_status(resource res, const std::string& name,
                           const std::string& what);
 

@@ -40,10 +40,13 @@ struct http_test_client {
   }
 
   http_test_reply call(boost::beast::http::verb verb, const std::string& target,
-                       const std::string& body = {}) {
+                       const std::string& body = {},
+                       const std::string& accept = {}) {
     namespace http = boost::beast::http;
     http::request<http::string_body> req{verb, target, 11};
     req.set(http::field::host, "127.0.0.1");
+    if (!accept.empty())
+      req.set(http::field::accept, accept);
     if (!body.empty()) {
       req.set(http::field::content_type, "application/json");
       req.body() = body;
