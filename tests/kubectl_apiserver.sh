@@ -5,7 +5,8 @@
 #
 # CASE: get | get-yaml | create | delete | watch | chunks | selectors |
 # watch-object | apply | patch | tls-get | tls-create | tls-unauthorized |
-# pods | nodes | namespaces | delete-pod | watch-pods. The server starts on a
+# pods | nodes | namespaces | delete-pod | watch-pods | deploy (deploy/'s
+# manifests applied, got back and deleted). The server starts on a
 # free loopback port with a kubeconfig in a temporary directory (tls-*: HTTPS
 # with material made in the directory by --tls-dir, and the kubeconfig's
 # admin token); each kubectl run
@@ -475,6 +476,64 @@ YAML
       || fail "no Table header"
     if grep -q 'other' "$dir/watch.out"; then fail "the selector let n2's pod through"; fi
     if grep -q 'idle' "$dir/watch.out"; then fail "the selector let an unscheduled pod through"; fi
+    ;;
+  deploy)
+    # deploy/ as a user applies it to a cluster: a Namespace, a
+    # ServiceAccount, ClusterRoles and their bindings, a Deployment.
+    deploy_dir=$(cd "$(dirname "$0")/../deploy" && pwd)
+    out=$(k apply -f "$deploy_dir" -f "$deploy_dir/optional")
+    echo "$out"
+    for line in namespace/podref-hollow serviceaccount/podref-hollow \
+      clusterrole.rbac.authorization.k8s.io/podref-hollow-reader \
+      clusterrolebinding.rbac.authorization.k8s.io/podref-hollow-reader \
+      deployment.apps/hollow-nodes \
+      clusterrole.rbac.authorization.k8s.io/podref-hollow-writer \
+      clusterrolebinding.rbac.authorization.k8s.io/podref-hollow-writer; do
+      echo "$out" | grep -qx "$line created" || fail "not created: $line"
+    done
+    out=$(k apply -f "$deploy_dir" -f "$deploy_dir/optional")
+    echo "$out"
+    [ "$(echo "$out" | grep -c ' unchanged$')" = 7 ] || fail "second apply changed something"
+    out=$(k get deploy -n podref-hollow)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE$' || fail "no Table header"
+    echo "$out" | grep -Eq '^hollow-nodes +0/1 +0 +0 +[0-9]+s$' || fail "no row for hollow-nodes"
+    out=$(k get deploy hollow-nodes -n podref-hollow -o wide)
+    echo "$out" | grep -Eq '^hollow-nodes +0/1 +0 +0 +[0-9]+s +hollow +podref:dev +app.kubernetes.io/name=podref-hollow$' \
+      || fail "no wide row: $out"
+    out=$(k get sa -n podref-hollow)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +SECRETS +AGE$' || fail "no Table header"
+    echo "$out" | grep -Eq '^podref-hollow +0 +[0-9]+s$' || fail "no row for the account"
+    out=$(k get clusterroles)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +CREATED AT$' || fail "no Table header"
+    echo "$out" | grep -Eq '^podref-hollow-reader +20[0-9-]+T[0-9:]+Z$' || fail "no row for the reader"
+    out=$(k get clusterrolebindings -o wide)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +ROLE +AGE +USERS +GROUPS +SERVICEACCOUNTS$' \
+      || fail "no Table header"
+    echo "$out" | grep -Eq '^podref-hollow-reader +ClusterRole/podref-hollow-reader +[0-9]+s +podref-hollow/podref-hollow$' \
+      || fail "no row for the reader's binding"
+    out=$(k get clusterrole podref-hollow-reader -o jsonpath='{.rules[0].verbs}')
+    [ "$out" = '["get","list","watch"]' ] || fail "reader verbs: $out"
+    out=$(k get deploy hollow-nodes -n podref-hollow -o jsonpath='{.spec.template.spec.serviceAccountName}')
+    [ "$out" = podref-hollow ] || fail "service account: $out"
+    out=$(k delete -f "$deploy_dir" -f "$deploy_dir/optional" --ignore-not-found)
+    echo "$out"
+    echo "$out" | grep -q 'namespace "podref-hollow" deleted' || fail "namespace not deleted"
+    echo "$out" | grep -q 'clusterrole.rbac.authorization.k8s.io "podref-hollow-writer" deleted' \
+      || fail "writer role not deleted"
+    out=$(k get clusterroles,clusterrolebindings 2>&1)
+    echo "$out" | grep -q 'No resources found' || fail "RBAC objects left: $out"
+    if k get deploy hollow-nodes -n podref-hollow 2>"$dir/err"; then fail "deployment left"; fi
+    # kubectl 1.32 names the missing namespace; older ones the deployment.
+    grep -Eq 'Error from server \(NotFound\): (deployments.apps "hollow-nodes"|namespaces "podref-hollow") not found' \
+      "$dir/err" || fail "wrong NotFound: $(cat "$dir/err")"
+    out=$(k apply -f "$deploy_dir")
+    if k get deploy missing -n podref-hollow 2>"$dir/err"; then fail "missing deployment found"; fi
+    grep -q 'Error from server (NotFound): deployments.apps "missing" not found' "$dir/err" \
+      || fail "wrong NotFound: $(cat "$dir/err")"
     ;;
   *)
     echo "unknown case $case_name"
