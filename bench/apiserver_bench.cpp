@@ -229,7 +229,7 @@ api_object object_of(resource res, const std::string& ns,
                      const std::string& json_text) {
   auto x = nlohmann::json::parse(json_text);
   x["apiVersion"] = "v1";
-  x["kind"] = std::string{wire::kind_name(res)};
+  x["kind"] = std::string{kind_name(res)};
   auto d = wire::decode_request_body(res, "application/json", x.dump(), ns,
                                      {});
   if (d.failure)

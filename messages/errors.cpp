@@ -50,7 +50,7 @@ error_info watch_not_found_error(resource r, const std::string& name) {
 
 error_info api_not_found_error(resource r, const std::string& name) {
   return {errc::not_found,
-          std::string{plural_name(r)} + " \"" + name + "\" not found"};
+          std::string{qualified_name(r)} + " \"" + name + "\" not found"};
 }
 
 error_info shut_down_error() {

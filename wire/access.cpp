@@ -1,6 +1,8 @@
 // Authentication and the all-or-nothing authorization of the HTTP front.
 #include "podref/wire/access.hpp"
 
+#include "podref/messages/resource_kinds.hpp"
+
 namespace podref::wire {
 
 namespace {
@@ -53,14 +55,18 @@ api_status forbidden_status(const std::string& user, const route& r,
                             + "\"",
                           true);
   auto plural = std::string{plural_name(r.res)};
-  auto subject = r.name.empty() ? plural : plural + " \"" + r.name + "\"";
+  auto qualified = std::string{qualified_name(r.res)};
+  auto group = kind_of(r.res).group;
+  auto subject = r.name.empty() ? qualified
+                                : qualified + " \"" + r.name + "\"";
   auto scope = r.ns.empty() ? std::string{"at the cluster scope"}
                             : "in the namespace \"" + r.ns + "\"";
   return failure_status(403, "Forbidden",
                         subject + " is forbidden: User \"" + user
                           + "\" cannot " + verb + " resource \"" + plural
-                          + "\" in API group \"\" " + scope,
-                        true, r.name, plural);
+                          + "\" in API group \"" + std::string{group} + "\" "
+                          + scope,
+                        true, r.name, plural, group);
 }
 
 std::optional<api_status> check_access(const access_policy& policy,

@@ -264,13 +264,16 @@ void send_delete(caf::event_based_actor* self,
   self->request(server, timeout, peek_atom::value, r.res, r.ns, r.name)
     .then(
       [self, server, r, timeout, done](const api_object& found) {
-        auto uid = found.meta().uid;
         self
           ->request(server, timeout, caf::delete_atom::value, r.res, r.ns,
                     r.name)
           .then(
-            [r, uid, done](caf::ok_atom) {
-              done(reply_of(delete_success_status(r.res, r.name, uid)));
+            [r, found, done](caf::ok_atom) {
+              if (delete_answers_object(r.res))
+                done({200, "application/json", encode_object(found)});
+              else
+                done(reply_of(delete_success_status(r.res, r.name,
+                                                    found.meta().uid)));
             },
             [r, done](caf::error& err) { done(error_reply(err, r)); });
       },
@@ -304,11 +307,14 @@ void send_call(caf::event_based_actor* self,
     case route_kind::create:
       check_namespace(
         self, server, call, timeout,
-        [self, server, timeout, call, answer, on_error] {
+        [self, server, timeout, call, answer, done] {
+          // The path names no object: its errors name the body's.
           self
             ->request(server, timeout, create_atom::value,
                       stamp_new(call.object, clock_type::now()))
-            .then(answer(201), on_error);
+            .then(answer(201), [done, call](caf::error& err) {
+              done(error_reply(err, call.r.res, call.object.meta().name));
+            });
         },
         done);
       return;

@@ -6,6 +6,7 @@
 
 #include <prometheus/text_serializer.h>
 
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/wire/metric_family.hpp"
 
 namespace podref::wire::detail {
@@ -78,16 +79,16 @@ const char* refusal_name(std::size_t i) {
 /// kube-apiserver's label set of a request (dry_run and subresource are
 /// always empty here: podref serves neither).
 std::vector<prometheus::ClientMetric::Label>
-request_labels(const std::string& verb, const std::string& res,
-               request_class::scope_kind scope) {
+request_labels(const request_key& k) {
+  const auto& [verb, group, version, res, scope] = k;
   return {{"component", "apiserver"},
           {"dry_run", ""},
-          {"group", ""},
+          {"group", group},
           {"resource", res},
           {"scope", scope_name(scope)},
           {"subresource", ""},
           {"verb", verb},
-          {"version", res.empty() ? "" : "v1"}};
+          {"version", version}};
 }
 
 } // namespace
@@ -97,7 +98,10 @@ request_class classify_request(std::string_view method, const route& r) {
   c.verb = verb_of(method, r.kind);
   if (!names_resource(r.kind))
     return c;
-  c.resource_name = std::string{plural_name(r.res)};
+  const auto& row = kind_of(r.res);
+  c.group = std::string{row.group};
+  c.version = std::string{row.version};
+  c.resource_name = std::string{row.plural};
   if (!r.name.empty())
     c.scope = request_class::scope_kind::resource;
   else if (!r.ns.empty())
@@ -115,17 +119,17 @@ request_class unrouted_request(std::string_view method) {
 
 void server_metrics::count_request(const request_class& c, int code) {
   std::lock_guard<std::mutex> guard{mtx_};
-  ++requests_[{c.verb, c.resource_name, c.scope, code}];
+  ++requests_[{c.key(), code}];
 }
 
 void server_metrics::watch_opened(const request_class& c) {
   std::lock_guard<std::mutex> guard{mtx_};
-  ++watches_[{c.verb, c.resource_name, c.scope}];
+  ++watches_[c.key()];
 }
 
 void server_metrics::watch_closed(const request_class& c) {
   std::lock_guard<std::mutex> guard{mtx_};
-  --watches_[{c.verb, c.resource_name, c.scope}];
+  --watches_[c.key()];
 }
 
 std::string server_metrics::text() const {
@@ -145,14 +149,12 @@ std::string server_metrics::text() const {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     for (const auto& [k, n] : requests_) {
-      auto labels = request_labels(std::get<0>(k), std::get<1>(k),
-                                   std::get<2>(k));
-      labels.insert(labels.begin(), {"code", std::to_string(std::get<3>(k))});
+      auto labels = request_labels(k.first);
+      labels.insert(labels.begin(), {"code", std::to_string(k.second)});
       wire::add_sample(out[0], static_cast<double>(n), std::move(labels));
     }
     for (const auto& [k, n] : watches_)
-      wire::add_sample(out[1], static_cast<double>(n),
-          request_labels(std::get<0>(k), std::get<1>(k), std::get<2>(k)));
+      wire::add_sample(out[1], static_cast<double>(n), request_labels(k));
   }
   auto counter = [&](const char* name, const char* help, double v) {
     out.push_back(wire::metric_family(name, help, MetricType::Counter));
