@@ -6,7 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -90,22 +92,34 @@ TEST_CASE("podref node reports a pod's missing Secret and serves its "
   auto kubeconfig = write_kubeconfig(srv.url());
   auto port = free_port();
   podref::test::process_result res;
+  std::atomic<int> pid{0};
+  podref::test::run_limits limits;
+  limits.limit = std::chrono::seconds(60);
+  limits.started = [&](int p) { pid = p; };
+  // Runs until the pod's check shows in the metrics, then SIGTERM; the
+  // duration only bounds a node that never gets there.
   std::thread child{[&] {
     res = run_process({PODREF_CLI_PATH, "node", "--kubeconfig", kubeconfig,
-                       "--node-name", "n1", "--json", "--duration", "8",
-                       "--metrics", "127.0.0.1:" + std::to_string(port)});
+                       "--node-name", "n1", "--json", "--duration", "50",
+                       "--metrics", "127.0.0.1:" + std::to_string(port)},
+                      limits);
   }};
   std::string ready;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(7);
+  std::string metrics;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
   while (std::chrono::steady_clock::now() < deadline) {
     ready = http_get(port, "/readyz");
-    if (ready == "200 ok")
+    metrics = http_get(port, "/metrics");
+    if (ready == "200 ok"
+        && metrics.find("\npodref_node_pods_with_problems 1\n")
+             != std::string::npos)
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   auto healthz = http_get(port, "/healthz");
-  auto metrics = http_get(port, "/metrics");
   auto missing = http_get(port, "/nothing");
+  if (pid != 0)
+    ::kill(pid, SIGTERM);
   child.join();
   std::remove(kubeconfig.c_str());
   CHECK(ready == "200 ok");

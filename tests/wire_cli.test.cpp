@@ -132,11 +132,12 @@ TEST_CASE("podref get reads one object as a Watch manager and prints keys "
   CHECK(res.out.find("u:  1 bytes\n") != std::string::npos);
   CHECK(res.out.find("hunter2") == std::string::npos);
   CHECK(res.out.find("aHVudGVyMg") == std::string::npos);
-  // Exactly a kubelet reflector's requests: one list from the watch cache,
-  // one watch.
+  // A kubelet reflector's requests: one list from the watch cache, then
+  // its watch, which the command may exit before sending (it prints once
+  // the list has synced).
   auto n = f.actions_of("s1");
   CHECK(n.lists == 1);
-  CHECK(n.watches == 1);
+  CHECK(n.watches <= 1);
   CHECK(n.gets == 0);
 }
 

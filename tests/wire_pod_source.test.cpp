@@ -172,6 +172,50 @@ TEST_CASE("the pod source lists and watches as the kubelet, relists on 410") {
   CHECK(paths[4].find("resourceVersion=30&") != std::string::npos);
 }
 
+TEST_CASE("the pod source relists at once on a watch's 504 Too large "
+          "resource version, as on 410") {
+  const std::string too_large
+    = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+      R"("message":"Too large resource version: 11, current: 10",)"
+      R"("reason":"Timeout","details":{"causes":[{"reason":)"
+      R"("ResourceVersionTooLarge","message":"Too large resource version"}],)"
+      R"("retryAfterSeconds":1},"code":504})";
+  scripted_http_server srv{
+    [&](const std::string& path, int n) -> std::string {
+      bool watch = path.find("watch=true") != std::string::npos;
+      if (!watch && n == 1)
+        return scripted_http_server::reply(
+          200, list_json("10", {pod_json("p1", "u1", "8")}));
+      if (watch && n == 1)
+        return scripted_http_server::watch({event("ERROR", too_large)}, true);
+      if (!watch && n == 2)
+        return scripted_http_server::reply(
+          200, list_json("10", {pod_json("p1", "u1", "8")}));
+      return scripted_http_server::watch({}, true);
+    }};
+  runtime rt;
+  recorder rec;
+  {
+    auto client = std::shared_ptr<http_client>{
+      http_client::start(plain(srv.url())).value()};
+    // A backoff no test outlasts: the relist must not wait for it.
+    auto o = options();
+    o.timing.backoff_initial = std::chrono::hours(1);
+    o.timing.backoff_cap = std::chrono::hours(1);
+    auto src = pod_source::start(rt.system(), client, o,
+                                 [&rec](pod_event ev) { rec(ev); });
+    auto seen = rec.wait_for(4);
+    CHECK(seen
+          == std::vector<std::string>{"added p1", "synced", "failed",
+                                      "synced"});
+  }
+  auto paths = srv.paths();
+  REQUIRE(paths.size() >= 3);
+  CHECK(paths[2]
+        == "GET /api/v1/pods?fieldSelector=spec.nodeName%3Dnode1"
+           "&resourceVersion=10");
+}
+
 TEST_CASE("the pod source rejects a bad pod, backs off after errors") {
   scripted_http_server srv{[](const std::string& path, int n) -> std::string {
     bool watch = path.find("watch=true") != std::string::npos;

@@ -309,20 +309,19 @@ void on_line(source_actor* self, wire_pod_watch_line& line) {
     if (st.http != 0)
       st.client->cancel(st.http);
     st.http = 0;
-    const std::string subject = "watch pods on node " + st.options.node_name;
-    auto msg = line.status.message.empty()
-                 ? subject + ": ERROR event with code "
-                     + std::to_string(line.status.code)
-                 : line.status.message;
+    auto why = detail::watch_error_of(line.status,
+                                      "watch pods on node "
+                                        + st.options.node_name);
     ++st.generation;
-    if (line.status.code == 410) {
-      // Relist from the last version seen (as the reflector does); a list
-      // that finds it expired too reads from "".
-      st.failed(msg);
+    if (why.code == errc::expired) {
+      // 410, or 504 "Too large resource version": relist from the last
+      // version seen (as the reflector does); a list that finds it expired
+      // too reads from "".
+      st.failed(why.message);
       pace(self, list_atom_::value);
       return;
     }
-    retry_later(self, msg);
+    retry_later(self, why.message);
     return;
   }
   if (line.resource_version > 0)
