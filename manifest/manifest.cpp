@@ -13,28 +13,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "podref/manifest/detail/documents.hpp"
 #include "podref/manifest/detail/error_list.hpp"
-#include "podref/manifest/detail/json_documents.hpp"
 #include "podref/manifest/detail/json_fields.hpp"
 #include "podref/manifest/detail/object_decoder.hpp"
-#include "podref/manifest/detail/text_check.hpp"
 #include "podref/manifest/detail/text_input.hpp"
-#include "podref/manifest/detail/yaml_json.hpp"
 
 namespace podref {
 
 namespace {
-
-/// JSON iff the first non-blank character (after a UTF-8 byte order mark)
-/// opens a map or a list.
-bool is_json(std::string_view text) {
-  constexpr std::string_view bom = "\xEF\xBB\xBF";
-  if (text.substr(0, bom.size()) == bom)
-    text.remove_prefix(bom.size());
-  auto pos = text.find_first_not_of(" \t\r\n");
-  return pos != std::string_view::npos
-         && (text[pos] == '{' || text[pos] == '[');
-}
 
 /// A result with the one error `<file>: <message>`.
 manifest_result failed(std::string_view file,
@@ -95,9 +82,6 @@ manifest_result decode_manifest(std::string_view text,
     if (text.size() > limits.max_bytes)
       throw detail::input_error(
         0, over_limit(fmt::format("{} bytes", text.size()), limits.max_bytes));
-    if (auto bad = detail::find_invalid_character(text))
-      throw detail::input_error(detail::line_at(text, bad->offset),
-                                bad->problem);
     detail::object_decoder decoder{limits, result.objects, errors};
     detail::document_handler on_document = [&](std::size_t index,
                                                nlohmann::json&& document) {
@@ -107,10 +91,7 @@ manifest_result decode_manifest(std::string_view text,
           -1, ' ', false, nlohmann::json::error_handler_t::replace));
       decoder.decode_document(index, document);
     };
-    if (is_json(text))
-      detail::for_each_json_document(text, limits, on_document);
-    else
-      detail::for_each_yaml_document(text, limits, on_document);
+    detail::for_each_document(text, limits, on_document);
   } catch (const detail::object_limit_error& e) {
     add_last(errors, "document {}: {}", doc, e.what());
   } catch (const detail::input_error& e) {

@@ -77,9 +77,9 @@ struct manifest_limits {
   std::size_t max_alias_values = 1u << 20;
   /// Largest accepted document, in bytes (a List is one document). The
   /// default is the input limit; lower it to bound single objects, e.g. to
-  /// the API server's 3 MiB request limit. YAML documents are measured up
-  /// to the start of each value plus its text, so a document can pass by
-  /// less than the length of its last value.
+  /// the API server's 3 MiB request limit. YAML documents are measured to
+  /// the end of each value's text, so what follows their last value
+  /// (comments, blank lines) does not count.
   std::size_t max_document_bytes = 16u << 20;
   /// Most containers (init, regular and ephemeral together) in one pod or
   /// pod template.

@@ -162,6 +162,22 @@ TEST_CASE("podref get -o json and -o yaml print the whole object") {
   CHECK(ym.out.rfind("apiVersion: v1\ndata:\n  k: djE=\nkind: Secret\n", 0)
         == 0);
   CHECK(ym.out.find("  name: s1\n") != std::string::npos);
+  // Strings that would read back as another type are quoted (YAML 1.1's
+  // booleans too, as kubectl's go-yaml writes them); line breaks make a
+  // literal block; the key "n" is a YAML 1.1 boolean as well.
+  REQUIRE(f.server.api.create(test::make_config_map(
+    "default", "c1",
+    {{"flag", "yes"}, {"count", "10"}, {"n", "off"}, {"text", "a\nb\n"},
+     {"plain", "v1"}})));
+  auto cm = podref_cli({"get", "cm", "default/c1", "--kubeconfig",
+                        f.kubeconfig, "-o", "yaml"});
+  INFO(cm.err);
+  REQUIRE(cm.status == 0);
+  CHECK(cm.out.rfind("apiVersion: v1\ndata:\n  count: \"10\"\n"
+                     "  flag: \"yes\"\n  \"n\": \"off\"\n  plain: v1\n"
+                     "  text: |\n    a\n    b\nkind: ConfigMap\n",
+                     0)
+        == 0);
 }
 
 TEST_CASE("podref get of a missing object prints upstream's NotFound") {

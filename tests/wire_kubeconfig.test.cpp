@@ -262,6 +262,54 @@ contexts: [{name: x, context: {cluster: c, user: ghost}}]
         == 0);
 }
 
+TEST_CASE("a kubeconfig's YAML reads as kubectl reads it") {
+  scratch s;
+  auto file = (s.dir / "config").string();
+  auto config = [&](const std::string& cluster) {
+    return s.write("config", "current-context: x\nclusters:\n- name: c\n"
+                             "  cluster:\n    server: https://h:1\n"
+                               + cluster
+                               + "contexts: [{name: x, context: {cluster: c}}]"
+                                 "\n");
+  };
+  // YAML 1.1's words are booleans where a boolean belongs.
+  auto yes = load(config("    insecure-skip-tls-verify: yes\n"));
+  REQUIRE(yes);
+  CHECK(yes->insecure_skip_tls_verify);
+  CHECK(message_of(load(config("    insecure-skip-tls-verify: 1\n")))
+        == file + ": clusters[0] \"c\": insecure-skip-tls-verify: must be "
+                  "true or false");
+  // A number is not a string (kubectl refuses it too); quoted, it is.
+  CHECK(message_of(load(config("    tls-server-name: 10\n")))
+        == file + ": clusters[0] \"c\": tls-server-name: must be a string");
+  auto quoted = load(config("    tls-server-name: \"10\"\n"));
+  REQUIRE(quoted);
+  CHECK(quoted->tls_server_name == "10");
+  // Anchors and aliases work; only the first document is read.
+  auto two = s.write("two", R"(current-context: x
+clusters: [{name: c, cluster: &c {server: "https://h:2"}}]
+contexts: [{name: x, context: {cluster: c}}]
+users: [{name: u, user: {token: t}}, {name: v, user: *c}]
+---
+this: [is not read
+)");
+  auto x = load(two);
+  REQUIRE(x);
+  CHECK(x->server == "https://h:2");
+  // A syntax error names its line.
+  auto bad = s.write("bad", "current-context: x\nclusters: [unclosed\n");
+  CHECK(message_of(load(bad))
+        == bad + ": not a kubeconfig: line 3: did not find expected ',' or "
+                 "']', found the end of the input");
+  // JSON is read too.
+  auto json = s.write("json", R"({"current-context": "x",
+ "clusters": [{"name": "c", "cluster": {"server": "https://h:3"}}],
+ "contexts": [{"name": "x", "context": {"cluster": "c"}}]})");
+  auto j = load(json);
+  REQUIRE(j);
+  CHECK(j->server == "https://h:3");
+}
+
 TEST_CASE("an exec plugin is read with its arguments and environment") {
   scratch s;
   auto path = s.write("config", R"(current-context: x

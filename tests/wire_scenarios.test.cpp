@@ -168,7 +168,12 @@ TEST_CASE("wire scenarios: re-registering a pod starts and stops only the "
       pod_with_secrets("default", "p", "uid-1", {"a", "b"}, {})));
     CHECK(value_of(mgr, "a") == "v1");
     CHECK(value_of(mgr, "b") == "v1");
-    REQUIRE(eventually([&] { return server_watches(f.api, "b") == 1; }));
+    // Both watches at the server before a's is stopped: else a's watch may
+    // never be sent, and its count below would be 0 (seen under load).
+    REQUIRE(eventually([&] {
+      return server_watches(f.api, "a") == 1
+             && server_watches(f.api, "b") == 1;
+    }));
     REQUIRE(mgr.register_pod_and_wait(
       pod_with_secrets("default", "p", "uid-1", {"b", "c"}, {})));
     CHECK(value_of(mgr, "c") == "v1");

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # The whole dependency list: compilers and build tools, then libraries.
 packages=(
   g++ cmake ninja-build pkg-config
-  libcaf-dev libfmt-dev catch2 nlohmann-json3-dev libyaml-cpp-dev
+  libcaf-dev libfmt-dev catch2 nlohmann-json3-dev libyaml-dev
   libcli11-dev libbenchmark-dev gnuplot-nox libtcmalloc-minimal4 libboost-dev
   libssl-dev libnghttp2-dev libcurl4-openssl-dev libsimdjson-dev prometheus-cpp-dev
   nghttp2-client curl

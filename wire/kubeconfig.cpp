@@ -6,14 +6,19 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string_view>
 
-#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
+#include "podref/manifest/detail/documents.hpp"
+#include "podref/manifest/detail/yaml_scalar.hpp"
 #include "podref/messages/base64.hpp"
 
 namespace podref::wire {
 
 namespace {
+
+using json = nlohmann::json;
 
 error_info config_error(std::string message) {
   return {errc::invalid_argument, std::move(message)};
@@ -60,7 +65,7 @@ result<std::string> read_bounded(const std::string& path,
 struct entry {
   std::string file;
   std::string label; // `clusters[2] "name"`
-  YAML::Node body;   // the cluster, user or context map
+  json body;         // the cluster, user or context map
 
   std::string at(const std::string& field) const {
     return file + ": " + label + ": " + field + ": ";
@@ -74,9 +79,46 @@ struct merged_config {
   std::map<std::string, entry> clusters, users, contexts;
 };
 
-std::string scalar_at(const YAML::Node& map, const char* key) {
-  auto x = map[key];
-  return x && x.IsScalar() ? x.Scalar() : std::string{};
+/// The member `key` of the map `map`, or nullptr when it has none.
+const json* member(const json& map, std::string_view key) {
+  auto i = map.find(key);
+  return i == map.end() ? nullptr : &*i;
+}
+
+/// The string member `key` of `map`: "" when absent or null, nullopt when
+/// of another type (kubectl takes no number or boolean for a string).
+std::optional<std::string> string_at(const json& map, const char* key) {
+  const auto* x = member(map, key);
+  if (x == nullptr || x->is_null())
+    return std::string{};
+  if (!x->is_string())
+    return std::nullopt;
+  return x->get<std::string>();
+}
+
+/// The first document of the kubeconfig `text` read from `path` (null when
+/// it has none): kubectl reads no further. Its checks and limits are the
+/// manifest decoder's.
+result<json> parse_config(const std::string& path, std::string_view text) {
+  struct first_read {};
+  manifest_limits limits;
+  limits.max_bytes = max_kubeconfig_bytes;
+  limits.max_document_bytes = max_kubeconfig_bytes;
+  limits.keep_documents = true; // every field, whatever the kind
+  json first;
+  try {
+    detail::for_each_document(text, limits, [&](std::size_t, json&& doc) {
+      first = std::move(doc);
+      throw first_read{};
+    });
+  } catch (const first_read&) {
+    // nop: the rest is not read
+  } catch (const detail::input_error& e) {
+    auto line = e.line() == 0 ? std::string{}
+                              : "line " + std::to_string(e.line()) + ": ";
+    return config_error(path + ": not a kubeconfig: " + line + e.what());
+  }
+  return first;
 }
 
 /// Reads one file's stanzas into `into`; names already there are kept.
@@ -85,20 +127,21 @@ std::optional<error_info> merge_file(const std::string& path,
   auto text = read_bounded(path, "kubeconfig: ");
   if (!text)
     return text.error();
-  YAML::Node root;
-  try {
-    root = YAML::Load(*text);
-  } catch (const YAML::Exception& e) {
-    return config_error(path + ": not a kubeconfig: " + e.what());
-  }
+  auto parsed = parse_config(path, *text);
+  if (!parsed)
+    return parsed.error();
+  const auto& root = *parsed;
   into.files.push_back(path);
-  if (!root || root.IsNull())
+  if (root.is_null())
     return std::nullopt; // an empty file defines nothing, as for kubectl
-  if (!root.IsMap())
+  if (!root.is_object())
     return config_error(path + ": not a kubeconfig: the document is not a "
                                "map");
+  auto current = string_at(root, "current-context");
+  if (!current)
+    return config_error(path + ": current-context: must be a string");
   if (into.current_context.empty())
-    into.current_context = scalar_at(root, "current-context");
+    into.current_context = *current;
   struct section {
     const char* key;
     const char* body;
@@ -108,48 +151,54 @@ std::optional<error_info> merge_file(const std::string& path,
        {section{"clusters", "cluster", &into.clusters},
         section{"users", "user", &into.users},
         section{"contexts", "context", &into.contexts}}) {
-    auto list = root[key];
-    if (!list || list.IsNull())
+    const auto* list = member(root, key);
+    if (list == nullptr || list->is_null())
       continue;
-    if (!list.IsSequence())
+    if (!list->is_array())
       return config_error(path + ": " + key + ": must be a list");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      auto item = list[i];
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const auto& item = (*list)[i];
       auto label = std::string{key} + "[" + std::to_string(i) + "]";
-      if (!item.IsMap())
+      if (!item.is_object())
         return config_error(path + ": " + label + ": must be a map");
-      auto name = scalar_at(item, "name");
-      if (name.empty())
+      auto name = string_at(item, "name");
+      if (!name)
+        return config_error(path + ": " + label + ": name: must be a string");
+      if (name->empty())
         return config_error(path + ": " + label + ": name: Required value");
-      auto b = item[body];
-      if (b && !b.IsNull() && !b.IsMap())
+      const auto* b = member(item, body);
+      if (b != nullptr && !b->is_null() && !b->is_object())
         return config_error(path + ": " + label + ": " + body
                             + ": must be a map");
-      out->emplace(name, entry{path, label + " \"" + name + "\"",
-                               b ? b : YAML::Node{YAML::NodeType::Map}});
+      out->emplace(*name, entry{path, label + " \"" + *name + "\"",
+                                b != nullptr && b->is_object()
+                                  ? *b
+                                  : json::object()});
     }
   }
   return std::nullopt;
 }
 
-/// A string field of `e`, or an error when it is not a scalar.
+/// A string field of `e`, "" when absent or null.
 result<std::string> string_field(const entry& e, const char* key) {
-  auto x = e.body[key];
-  if (!x || x.IsNull())
-    return std::string{};
-  if (!x.IsScalar())
+  auto x = string_at(e.body, key);
+  if (!x)
     return config_error(e.at(key) + "must be a string");
-  return x.Scalar();
+  return std::move(*x);
 }
 
+/// A boolean field of `e`: true or false, or one of YAML 1.1's words
+/// (yes, no, on, off...), which kubectl's YAML reader takes for booleans.
 result<bool> bool_field(const entry& e, const char* key) {
-  auto x = e.body[key];
-  if (!x || x.IsNull())
+  const auto* x = member(e.body, key);
+  if (x == nullptr || x->is_null())
     return false;
-  bool value = false;
-  if (!x.IsScalar() || !YAML::convert<bool>::decode(x, value))
-    return config_error(e.at(key) + "must be true or false");
-  return value;
+  if (x->is_boolean())
+    return x->get<bool>();
+  if (x->is_string())
+    if (auto value = detail::yaml11_boolean(x->get_ref<const std::string&>()))
+      return *value;
+  return config_error(e.at(key) + "must be true or false");
 }
 
 /// PEM from `<key>-data` (base64) or the file `<key>`; both set is an error,
@@ -186,9 +235,9 @@ result<std::string> pem_field(const entry& e, const std::string& key) {
 }
 
 result<exec_plugin> read_exec(const entry& user) {
-  auto node = user.body["exec"];
+  const auto& node = *member(user.body, "exec");
   entry e{user.file, user.label + ": exec", node};
-  if (!node.IsMap())
+  if (!node.is_object())
     return config_error(user.at("exec") + "must be a map");
   exec_plugin x;
   auto api = string_field(e, "apiVersion");
@@ -210,22 +259,28 @@ result<exec_plugin> read_exec(const entry& user) {
   x.command = command->find('/') == std::string::npos
                 ? *command
                 : resolve(directory_of(e.file), *command);
-  if (auto args = node["args"]; args && !args.IsNull()) {
-    if (!args.IsSequence())
+  if (const auto* args = member(node, "args");
+      args != nullptr && !args->is_null()) {
+    if (!args->is_array())
       return config_error(e.at("args") + "must be a list of strings");
-    for (const auto& a : args) {
-      if (!a.IsScalar())
+    for (const auto& a : *args) {
+      if (!a.is_string())
         return config_error(e.at("args") + "must be a list of strings");
-      x.args.push_back(a.Scalar());
+      x.args.push_back(a.get<std::string>());
     }
   }
-  if (auto env = node["env"]; env && !env.IsNull()) {
-    if (!env.IsSequence())
+  if (const auto* env = member(node, "env");
+      env != nullptr && !env->is_null()) {
+    if (!env->is_array())
       return config_error(e.at("env") + "must be a list of name/value maps");
-    for (const auto& v : env) {
-      if (!v.IsMap() || scalar_at(v, "name").empty())
+    for (const auto& v : *env) {
+      auto name = v.is_object() ? string_at(v, "name") : std::nullopt;
+      auto value = v.is_object() ? string_at(v, "value") : std::nullopt;
+      if (!name || name->empty())
         return config_error(e.at("env") + "each entry needs a name");
-      x.env.emplace_back(scalar_at(v, "name"), scalar_at(v, "value"));
+      if (!value)
+        return config_error(e.at("env") + "a value must be a string");
+      x.env.emplace_back(std::move(*name), std::move(*value));
     }
   }
   auto cluster_info = bool_field(e, "provideClusterInfo");
@@ -276,11 +331,12 @@ std::optional<error_info> apply_cluster(const entry& e, client_config& out) {
 }
 
 std::optional<error_info> apply_user(const entry& e, client_config& out) {
-  if (e.body["auth-provider"])
+  if (member(e.body, "auth-provider") != nullptr)
     return config_error(e.at("auth-provider")
                         + "not supported (kubectl dropped auth providers in "
                           "1.26): use an exec credential plugin");
-  if (e.body["username"] || e.body["password"])
+  if (member(e.body, "username") != nullptr
+      || member(e.body, "password") != nullptr)
     return config_error(e.at("username")
                         + "basic authentication is not supported");
   auto token = string_field(e, "token");
@@ -309,7 +365,7 @@ std::optional<error_info> apply_user(const entry& e, client_config& out) {
                           "client-certificate and client-key");
   out.client_cert_pem = std::move(*cert);
   out.client_key_pem = std::move(*key);
-  if (e.body["exec"]) {
+  if (member(e.body, "exec") != nullptr) {
     auto x = read_exec(e);
     if (!x)
       return x.error();

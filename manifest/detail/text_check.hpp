@@ -1,5 +1,7 @@
-// Character-level checks of manifest text before any parser sees it:
-// yaml-cpp would otherwise pass broken UTF-8 through into names and keys.
+// Character-level checks of manifest text before any parser sees it, so
+// that JSON and YAML input fail alike, with one text, and before any of
+// their documents is decoded (libyaml would decode the documents before a
+// bad byte, and word the error its own way).
 #pragma once
 
 #include <cstddef>

@@ -18,17 +18,17 @@
 
 namespace podref::detail {
 
-/// Parses every document of `text` (YAML) and hands each to `on_document`
-/// as soon as it is complete, holding only what kept_shape.hpp keeps
-/// (anchored values whole, since aliases may copy them anywhere). Throws input_error for syntax errors (with
-/// yaml_syntax_hint's text where it names the cause better), for
-/// nesting deeper than `limits.max_depth` (checked while parsing, so
-/// yaml-cpp's recursive parser never goes deeper), for anchors and aliases
-/// that copy more than `limits.max_alias_values` values in total (each
-/// anchored value is copied once when defined and once per alias), for
-/// non-string keys and for documents larger than `limits.max_document_bytes`
-/// (at the line where they start; measured while parsing, as the offset of
-/// each value plus the length of a scalar's text).
+/// Parses every document of `text` (YAML, with libyaml: yaml_events.hpp)
+/// and hands each to `on_document` as soon as it is complete, holding only
+/// what kept_shape.hpp keeps (anchored values whole, since aliases may copy
+/// them anywhere). Throws input_error for syntax errors, for nesting deeper
+/// than `limits.max_depth` (checked at each map or list as it opens), for
+/// anchors and aliases that copy more than `limits.max_alias_values` values
+/// in total (each anchored value is copied once when defined and once per
+/// alias), for aliases of unknown or unfinished anchors, for non-string
+/// keys and for documents larger than `limits.max_document_bytes` (at the
+/// line where they start; measured while parsing, to the end of each
+/// value's text).
 void for_each_yaml_document(std::string_view text,
                             const manifest_limits& limits,
                             const document_handler& on_document);

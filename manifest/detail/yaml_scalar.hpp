@@ -24,7 +24,7 @@ nlohmann::json resolve_plain_scalar(const std::string& text);
 /// reads as kubectl reads it, while `name: n` stays a name).
 std::optional<bool> yaml11_boolean(std::string_view text) noexcept;
 
-/// The JSON value of a scalar with the explicit tag `tag`, as yaml-cpp spells
+/// The JSON value of a scalar with the explicit tag `tag`, as libyaml spells
 /// it (`!!int` is "tag:yaml.org,2002:int"): !!null, !!bool, !!int and !!float
 /// force that type and yield nullopt for text that is not of it; every other
 /// tag (!!str, !!binary, application tags, the "!" of quoted scalars) yields
