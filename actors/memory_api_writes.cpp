@@ -3,6 +3,7 @@
 // the watches of that object (memory_api_server.hpp has the protocol).
 #include "podref/actors/detail/memory_api_server_ops.hpp"
 #include "podref/messages/object_validation.hpp"
+#include "podref/messages/resource_kinds.hpp"
 
 #include <memory>
 #include <string>
@@ -115,7 +116,7 @@ caf::result<api_object> create_object(server_pointer self,
   auto key = key_of(obj.kind(), obj.meta().ns, obj.meta().name);
   if (self->state.store->objects.count(key) != 0)
     return podref_error(errc::already_exists,
-                        std::string{plural_name(obj.kind())} + " \""
+                        std::string{qualified_name(obj.kind())} + " \""
                           + obj.meta().name + "\" already exists");
   return commit(self, key, obj, watch_event_type::added);
 }
@@ -147,7 +148,7 @@ caf::result<api_object> replace_object(server_pointer self,
   if (auto problems = find_update_problems(i->second, obj); !problems.empty())
     return make_caf_error(
       error_info{errc::invalid,
-                 invalid_object_message(kind_name(obj.kind()),
+                 invalid_object_message(kind_of(obj.kind()).qualified_kind,
                                         obj.meta().name, problems),
                  std::move(problems)});
   auto meta = obj.meta();

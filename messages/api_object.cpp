@@ -1,57 +1,27 @@
 #include "podref/messages/api_object.hpp"
 
+#include "podref/messages/resource_kinds.hpp"
+
 namespace podref {
 
 std::string_view singular_name(resource r) noexcept {
-  switch (r) {
-    case resource::secrets:
-      return "secret";
-    case resource::config_maps:
-      return "configmap";
-    case resource::pods:
-      return "pod";
-    case resource::nodes:
-      return "node";
-    case resource::namespaces:
-      return "namespace";
-  }
-  return "secret";
+  return kind_of(r).singular;
 }
 
 std::string_view plural_name(resource r) noexcept {
-  switch (r) {
-    case resource::secrets:
-      return "secrets";
-    case resource::config_maps:
-      return "configmaps";
-    case resource::pods:
-      return "pods";
-    case resource::nodes:
-      return "nodes";
-    case resource::namespaces:
-      return "namespaces";
-  }
-  return "secrets";
+  return kind_of(r).plural;
+}
+
+std::string_view qualified_name(resource r) noexcept {
+  return kind_of(r).qualified_plural;
 }
 
 std::string_view kind_name(resource r) noexcept {
-  switch (r) {
-    case resource::secrets:
-      return "Secret";
-    case resource::config_maps:
-      return "ConfigMap";
-    case resource::pods:
-      return "Pod";
-    case resource::nodes:
-      return "Node";
-    case resource::namespaces:
-      return "Namespace";
-  }
-  return "Secret";
+  return kind_of(r).kind;
 }
 
 bool is_namespaced(resource r) noexcept {
-  return r != resource::nodes && r != resource::namespaces;
+  return kind_of(r).namespaced;
 }
 
 api_object::api_object(resource r, opaque_object_ptr x) noexcept {

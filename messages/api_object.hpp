@@ -1,5 +1,5 @@
-// api_object: a type-erased, immutable, shared Secret or ConfigMap (or a
-// Pod, Node or Namespace that the in-memory API server stores for its HTTP
+// api_object: a type-erased, immutable, shared Secret or ConfigMap (or an
+// object of another kind that the in-memory API server stores for its HTTP
 // front, see messages/opaque_object.hpp).
 //
 // The engine is generic over the resource it manages (the kubelet's manager
@@ -21,13 +21,18 @@
 namespace podref {
 
 /// The resources podref manages (secrets, config_maps) and the ones its
-/// in-memory API server also serves (pods, nodes, namespaces).
+/// in-memory API server also serves as opaque objects (the rest).
+/// messages/resource_kinds.hpp has a row of names and API group for each.
 enum class resource : std::uint8_t {
   secrets,
   config_maps,
   pods,
   nodes,
   namespaces,
+  service_accounts,
+  deployments,
+  cluster_roles,
+  cluster_role_bindings,
 };
 
 /// "secret" / "configmap" / "pod" / ...: the singular group-resource name of
@@ -38,11 +43,16 @@ std::string_view singular_name(resource r) noexcept;
 /// action logs.
 std::string_view plural_name(resource r) noexcept;
 
-/// "Secret" / "ConfigMap" / "Pod" / "Node" / "Namespace": the Kind of
-/// manifests, bodies and the API server's 422 messages.
+/// "Secret" / "ConfigMap" / "Deployment" / ...: the Kind of manifests,
+/// bodies and the API server's 422 messages (messages/resource_kinds.hpp).
 std::string_view kind_name(resource r) noexcept;
 
-/// False for the cluster-scoped resources (nodes, namespaces).
+/// "deployments.apps" / "secrets": the group-qualified plural of the real
+/// server's errors (the plural alone for the core group).
+std::string_view qualified_name(resource r) noexcept;
+
+/// False for the cluster-scoped resources (nodes, namespaces, cluster roles
+/// and their bindings).
 bool is_namespaced(resource r) noexcept;
 
 /// A Secret or a ConfigMap, or nothing (a default-constructed api_object).
@@ -56,8 +66,8 @@ public:
   /// Wraps a config map; a null pointer gives an empty api_object.
   api_object(config_map_ptr x) noexcept; // NOLINT(implicit)
 
-  /// Wraps a Pod, Node or Namespace of resource `r` (not secrets or
-  /// config_maps); a null pointer gives an empty api_object.
+  /// Wraps an opaque object of resource `r` (not secrets or config_maps);
+  /// a null pointer gives an empty api_object.
   api_object(resource r, opaque_object_ptr x) noexcept;
 
   explicit operator bool() const noexcept {
@@ -88,8 +98,8 @@ public:
   /// The config map, or null when this holds something else.
   config_map_ptr as_config_map() const noexcept;
 
-  /// The Pod, Node or Namespace, or null when this holds a Secret or a
-  /// ConfigMap (or nothing).
+  /// The opaque object (a Pod, Node, Namespace, ...), or null when this
+  /// holds a Secret or a ConfigMap (or nothing).
   opaque_object_ptr as_opaque() const noexcept;
 
   /// Deep equality of the held objects (both empty compares equal).

@@ -50,12 +50,12 @@ error_info watch_not_found_error(resource r, const std::string& name) {
 
 error_info api_not_found_error(resource r, const std::string& name) {
   return {errc::not_found,
-          std::string{plural_name(r)} + " \"" + name + "\" not found"};
+          std::string{qualified_name(r)} + " \"" + name + "\" not found"};
 }
 
 error_info api_conflict_error(resource r, const std::string& name) {
   return {errc::conflict,
-          "Operation cannot be fulfilled on " + std::string{plural_name(r)}
+          "Operation cannot be fulfilled on " + std::string{qualified_name(r)}
             + " \"" + name
             + "\": the object has been modified; please apply your changes to "
               "the latest version and try again"};

@@ -75,7 +75,8 @@ error_info sync_timeout_error(resource r);
 /// Watch-store NotFound, singular resource: `secret "<name>" not found`.
 error_info watch_not_found_error(resource r, const std::string& name);
 
-/// API-server NotFound, plural resource: `secrets "<name>" not found`.
+/// API-server NotFound, plural resource (group-qualified beyond the core
+/// group): `secrets "<name>" not found`, `deployments.apps "<name>" ...`.
 error_info api_not_found_error(resource r, const std::string& name);
 
 /// API-server Conflict of a stale resourceVersion: `Operation cannot be

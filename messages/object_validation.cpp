@@ -7,6 +7,7 @@
 
 #include "podref/messages/pod_spec_update.hpp"
 #include "podref/messages/quoted_part.hpp"
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/messages/validation.hpp"
 
 namespace podref {
@@ -65,6 +66,20 @@ std::string keyed(std::string_view base, std::string_view key) {
   auto shown = quoted_part(key);
   return std::string{base} + "[" + std::string{shown}
          + (shown.size() < key.size() ? "..." : "") + "]";
+}
+
+/// Every problem of `name` as the metadata.name of a `kind`, by the kind's
+/// name rule.
+std::vector<std::string> name_errors(resource kind, std::string_view name) {
+  switch (kind_of(kind).names) {
+    case name_rule::label:
+      return dns1123_label_errors(name);
+    case name_rule::path_segment:
+      return path_segment_errors(name);
+    case name_rule::subdomain:
+      break;
+  }
+  return dns1123_subdomain_errors(name);
 }
 
 /// One problem per message of `errors` about `value` at `path`.
@@ -182,10 +197,7 @@ std::vector<field_problem> find_meta_problems(const object_meta& meta,
       out.push_back({"metadata.name",
                      required_value("name or generateName is required")});
   } else {
-    add_invalid(out, "metadata.name", meta.name,
-                kind == resource::namespaces
-                  ? dns1123_label_errors(meta.name)
-                  : dns1123_subdomain_errors(meta.name));
+    add_invalid(out, "metadata.name", meta.name, name_errors(kind, meta.name));
   }
   if (is_namespaced(kind)) {
     if (meta.ns.empty())

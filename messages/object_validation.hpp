@@ -45,10 +45,12 @@ std::vector<std::string> label_value_errors(std::string_view value);
 std::vector<std::string> config_key_errors(std::string_view key);
 
 /// ValidateObjectMeta's checks of the metadata of an object of `kind`: the
-/// name (a DNS-1123 subdomain, a label for Namespaces; an empty one is
-/// `Required value: name or generateName is required` when
+/// name (by the kind's name_rule, messages/resource_kinds.hpp: a DNS-1123
+/// subdomain, a label for Namespaces, a path segment for RBAC's kinds; an
+/// empty one is `Required value: name or generateName is required` when
 /// `name_required` and there is no generateName: the manifest decoder
-/// allows it, a manifest may rely on generateName), the namespace of a namespaced kind, label keys and
+/// allows it, a manifest may rely on generateName), the namespace of a
+/// namespaced kind, label keys and
 /// values, annotation keys and their total size.
 std::vector<field_problem> find_meta_problems(const object_meta& meta,
                                               resource kind,

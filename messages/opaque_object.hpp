@@ -1,5 +1,6 @@
-// opaque_object: a Pod, Node or Namespace as the in-memory API server stores
-// it for the HTTP front.
+// opaque_object: a Pod, Node, Namespace, ServiceAccount, Deployment,
+// ClusterRole or ClusterRoleBinding as the in-memory API server stores it for
+// the HTTP front (messages/resource_kinds.hpp lists them).
 //
 // The engine never watches these kinds (it gets pods through registrations
 // and reads nodes through the manifest decoder), so the server needs of them
@@ -7,7 +8,7 @@
 // resourceVersion) and what the front selects and prints (labels, deletion
 // state, a few spec and status fields). Keeping the parsed metadata next to
 // the rest of the object's JSON text serves all of that without a typed
-// model of every Pod, Node and Namespace field: the JSON round-trips
+// model of every field of every kind: the JSON round-trips
 // unchanged, and the typed messages/pod.hpp stays the engine's reduced pod.
 #pragma once
 

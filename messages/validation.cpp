@@ -313,6 +313,16 @@ std::vector<std::string> dns1123_subdomain_errors(std::string_view value) {
   return errs;
 }
 
+std::vector<std::string> path_segment_errors(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value == "." || value == "..")
+    errs.push_back("may not be '" + std::string{value} + "'");
+  for (const char* bad : {"/", "%"})
+    if (value.find(bad) != std::string_view::npos)
+      errs.push_back("may not contain '" + std::string{bad} + "'");
+  return errs;
+}
+
 // -- field errors ---------------------------------------------------------------
 
 std::string required_value(std::string_view detail) {

@@ -54,6 +54,11 @@ std::vector<std::string> dns1123_label_errors(std::string_view value);
 /// (`must be no more than 253 characters` and / or the pattern message).
 std::vector<std::string> dns1123_subdomain_errors(std::string_view value);
 
+/// Upstream's ValidatePathSegmentName (the names of RBAC's objects, which
+/// may hold ':'): every problem of `value`, empty when valid (`may not be
+/// '.'`, `may not contain '/'`, ...).
+std::vector<std::string> path_segment_errors(std::string_view value);
+
 // -- field errors ---------------------------------------------------------------
 
 /// `Required value`, or `Required value: <detail>`.

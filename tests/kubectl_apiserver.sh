@@ -7,7 +7,8 @@
 # watch-object | apply | patch | tls-get | tls-create | tls-unauthorized |
 # pods | nodes | namespaces | delete-pod | watch-pods | create-secret-generic |
 # create-configmap | immutable | too-large | apply-server-side | replace |
-# delete-selector | dry-run-server. The server starts on a
+# delete-selector | dry-run-server | deploy (deploy/'s manifests applied,
+# got back and deleted). The server starts on a
 # free loopback port with a kubeconfig in a temporary directory (tls-*: HTTPS
 # with material made in the directory by --tls-dir, and the kubeconfig's
 # admin token); each kubectl run
@@ -34,16 +35,8 @@ if [ -z "$kubectl_bin" ]; then
 fi
 echo "kubectl: $kubectl_bin"
 
-dir=$(mktemp -d)
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ]; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+# $dir, cleanup, start_apiserver, wait_for.
+source "$(dirname "$0")/support/apiserver_process.sh"
 
 cat >"$dir/seed.yaml" <<'YAML'
 apiVersion: v1
@@ -109,23 +102,7 @@ tls_flags=()
 case "$case_name" in
   tls-*) tls_flags=(--tls-dir "$dir/tls") ;;
 esac
-"$podref" apiserver --listen 127.0.0.1:0 --load "$dir/seed.yaml" "${tls_flags[@]}" \
-  --write-kubeconfig "$dir/kubeconfig" >"$dir/server.out" 2>"$dir/server.err" &
-server_pid=$!
-
-# Waits until file $1 has a line matching extended regex $2, at most $3 seconds.
-wait_for() {
-  local deadline=$((SECONDS + $3))
-  until grep -Eq -- "$2" "$1" 2>/dev/null; do
-    if [ $SECONDS -ge $deadline ]; then
-      echo "timed out waiting for '$2' in $1:"
-      cat "$1" 2>/dev/null || true
-      cat "$dir/server.err"
-      exit 1
-    fi
-    sleep 0.05
-  done
-}
+start_apiserver "$podref" --load "$dir/seed.yaml" "${tls_flags[@]}"
 wait_for "$dir/server.out" "kubeconfig: " 10
 
 run=0
@@ -649,6 +626,64 @@ YAML
       || fail "apply said: $out"
     if k get secret kf1 2>/dev/null; then fail "the dry-run apply stored kf1"; fi
     [ "$(list_rv)" = "$before" ] || fail "a dry run consumed a resourceVersion"
+    ;;
+  deploy)
+    # deploy/ as a user applies it to a cluster: a Namespace, a
+    # ServiceAccount, ClusterRoles and their bindings, a Deployment.
+    deploy_dir=$(cd "$(dirname "$0")/../deploy" && pwd)
+    out=$(k apply -f "$deploy_dir" -f "$deploy_dir/optional")
+    echo "$out"
+    for line in namespace/podref-hollow serviceaccount/podref-hollow \
+      clusterrole.rbac.authorization.k8s.io/podref-hollow-reader \
+      clusterrolebinding.rbac.authorization.k8s.io/podref-hollow-reader \
+      deployment.apps/hollow-nodes \
+      clusterrole.rbac.authorization.k8s.io/podref-hollow-writer \
+      clusterrolebinding.rbac.authorization.k8s.io/podref-hollow-writer; do
+      echo "$out" | grep -qx "$line created" || fail "not created: $line"
+    done
+    out=$(k apply -f "$deploy_dir" -f "$deploy_dir/optional")
+    echo "$out"
+    [ "$(echo "$out" | grep -c ' unchanged$')" = 7 ] || fail "second apply changed something"
+    out=$(k get deploy -n podref-hollow)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE$' || fail "no Table header"
+    echo "$out" | grep -Eq '^hollow-nodes +0/1 +0 +0 +[0-9]+s$' || fail "no row for hollow-nodes"
+    out=$(k get deploy hollow-nodes -n podref-hollow -o wide)
+    echo "$out" | grep -Eq '^hollow-nodes +0/1 +0 +0 +[0-9]+s +hollow +podref:dev +app.kubernetes.io/name=podref-hollow$' \
+      || fail "no wide row: $out"
+    out=$(k get sa -n podref-hollow)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +SECRETS +AGE$' || fail "no Table header"
+    echo "$out" | grep -Eq '^podref-hollow +0 +[0-9]+s$' || fail "no row for the account"
+    out=$(k get clusterroles)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +CREATED AT$' || fail "no Table header"
+    echo "$out" | grep -Eq '^podref-hollow-reader +20[0-9-]+T[0-9:]+Z$' || fail "no row for the reader"
+    out=$(k get clusterrolebindings -o wide)
+    echo "$out"
+    echo "$out" | grep -Eq '^NAME +ROLE +AGE +USERS +GROUPS +SERVICEACCOUNTS$' \
+      || fail "no Table header"
+    echo "$out" | grep -Eq '^podref-hollow-reader +ClusterRole/podref-hollow-reader +[0-9]+s +podref-hollow/podref-hollow$' \
+      || fail "no row for the reader's binding"
+    out=$(k get clusterrole podref-hollow-reader -o jsonpath='{.rules[0].verbs}')
+    [ "$out" = '["get","list","watch"]' ] || fail "reader verbs: $out"
+    out=$(k get deploy hollow-nodes -n podref-hollow -o jsonpath='{.spec.template.spec.serviceAccountName}')
+    [ "$out" = podref-hollow ] || fail "service account: $out"
+    out=$(k delete -f "$deploy_dir" -f "$deploy_dir/optional" --ignore-not-found)
+    echo "$out"
+    echo "$out" | grep -q 'namespace "podref-hollow" deleted' || fail "namespace not deleted"
+    echo "$out" | grep -q 'clusterrole.rbac.authorization.k8s.io "podref-hollow-writer" deleted' \
+      || fail "writer role not deleted"
+    out=$(k get clusterroles,clusterrolebindings 2>&1)
+    echo "$out" | grep -q 'No resources found' || fail "RBAC objects left: $out"
+    if k get deploy hollow-nodes -n podref-hollow 2>"$dir/err"; then fail "deployment left"; fi
+    # kubectl 1.32 names the missing namespace; older ones the deployment.
+    grep -Eq 'Error from server \(NotFound\): (deployments.apps "hollow-nodes"|namespaces "podref-hollow") not found' \
+      "$dir/err" || fail "wrong NotFound: $(cat "$dir/err")"
+    out=$(k apply -f "$deploy_dir")
+    if k get deploy missing -n podref-hollow 2>"$dir/err"; then fail "missing deployment found"; fi
+    grep -q 'Error from server (NotFound): deployments.apps "missing" not found' "$dir/err" \
+      || fail "wrong NotFound: $(cat "$dir/err")"
     ;;
   *)
     echo "unknown case $case_name"

@@ -1,7 +1,8 @@
 // Discovery by Accept header: the aggregated /api and /apis
 // (apidiscovery.k8s.io/v2beta1) as the recorded server answers them
-// (kube-apiserver-transcripts/discovery/api-aggregated-*.json), the legacy
-// documents otherwise, 406 for an Accept podref cannot answer.
+// (kube-apiserver-transcripts/discovery/api-aggregated-*.json,
+// apis-aggregated-v2beta1.json), the legacy documents otherwise, 406 for an
+// Accept podref cannot answer; both forms list the same resources.
 #include "podref/wire/discovery.hpp"
 
 #include "support/http_test_client.hpp"
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "podref/messages/resource_kinds.hpp"
 
 using namespace podref;
 using namespace podref::wire;
@@ -44,7 +47,38 @@ const json recorded_resources = json::parse(R"([
    "scope":"Namespaced","singularResource":"pod","shortNames":["po"],
    "categories":["all"]},
   {"resource":"secrets","responseKind":{"group":"","version":"","kind":"Secret"},
-   "scope":"Namespaced","singularResource":"secret"}])");
+   "scope":"Namespaced","singularResource":"secret"},
+  {"resource":"serviceaccounts","responseKind":{"group":"","version":"","kind":"ServiceAccount"},
+   "scope":"Namespaced","singularResource":"serviceaccount","shortNames":["sa"]}])");
+
+/// The recorded server's /apis (discovery/apis-aggregated-v2beta1.json):
+/// the groups podref serves with the resources it serves of them, without
+/// verbs and subresources.
+const json recorded_groups = json::parse(R"([
+  {"metadata":{"name":"apps","creationTimestamp":null},
+   "versions":[{"version":"v1","resources":[
+     {"resource":"deployments","responseKind":{"group":"","version":"","kind":"Deployment"},
+      "scope":"Namespaced","singularResource":"deployment","shortNames":["deploy"],
+      "categories":["all"]}]}]},
+  {"metadata":{"name":"rbac.authorization.k8s.io","creationTimestamp":null},
+   "versions":[{"version":"v1","resources":[
+     {"resource":"clusterrolebindings","responseKind":{"group":"","version":"","kind":"ClusterRoleBinding"},
+      "scope":"Cluster","singularResource":"clusterrolebinding"},
+     {"resource":"clusterroles","responseKind":{"group":"","version":"","kind":"ClusterRole"},
+      "scope":"Cluster","singularResource":"clusterrole"}]}]}])");
+
+/// `doc`'s items with each resource's verbs checked (watch among them)
+/// and taken out.
+json without_verbs(json items) {
+  for (auto& item : items)
+    for (auto& version : item["versions"])
+      for (auto& r : version["resources"]) {
+        const auto& verbs = r["verbs"];
+        CHECK(std::find(verbs.begin(), verbs.end(), "watch") != verbs.end());
+        r.erase("verbs");
+      }
+  return items;
+}
 
 } // namespace
 
@@ -94,10 +128,11 @@ TEST_CASE("aggregated /api and /apis as the recorded server sends them") {
     auto apis = c.call(http::verb::get, "/apis", {}, {}, accept);
     REQUIRE(apis.status == 200);
     CHECK(apis.content_type == v2beta1);
-    CHECK(json::parse(apis.body)
-          == json::parse(R"({"kind":"APIGroupDiscoveryList",
-               "apiVersion":"apidiscovery.k8s.io/v2beta1","metadata":{},
-               "items":[]})"));
+    auto groups = json::parse(apis.body);
+    CHECK(groups["kind"] == "APIGroupDiscoveryList");
+    CHECK(groups["apiVersion"] == "apidiscovery.k8s.io/v2beta1");
+    CHECK(groups["metadata"] == json::object());
+    CHECK(without_verbs(groups["items"]) == recorded_groups);
   }
   // discovery/api-aggregated-v2-only.json
   auto v2 = c.call(http::verb::get, "/api", {}, {},
@@ -115,4 +150,43 @@ TEST_CASE("aggregated /api and /apis as the recorded server sends them") {
     CHECK(legacy.content_type == "application/json");
     CHECK(json::parse(legacy.body)["kind"] == "APIVersions");
   }
+}
+
+TEST_CASE("the aggregated and the legacy forms list the same groups and "
+          "resources") {
+  // The legacy documents: /api/v1, /apis and each /apis/GROUP/VERSION.
+  std::vector<std::string> legacy;
+  auto add = [&legacy](const std::string& group_version) {
+    auto list = json::parse(api_resources_document(group_version));
+    for (const auto& r : list["resources"])
+      legacy.push_back(group_version + " " + r["name"].get<std::string>() + " "
+                       + r["kind"].get<std::string>() + " "
+                       + (r["namespaced"].get<bool>() ? "Namespaced"
+                                                      : "Cluster")
+                       + " " + r["verbs"].dump());
+  };
+  add("v1");
+  // Named: a range-for over a temporary's member would dangle.
+  auto groups = json::parse(api_groups_document());
+  for (const auto& g : groups["groups"])
+    for (const auto& v : g["versions"])
+      add(v["groupVersion"]);
+  std::vector<std::string> aggregated;
+  auto read = [&aggregated](const json& doc) {
+    for (const auto& item : doc["items"]) {
+      auto group = item["metadata"].value("name", std::string{});
+      for (const auto& v : item["versions"])
+        for (const auto& r : v["resources"])
+          aggregated.push_back(
+            (group.empty() ? "" : group + "/")
+            + v["version"].get<std::string>() + " "
+            + r["resource"].get<std::string>() + " "
+            + r["responseKind"]["kind"].get<std::string>() + " "
+            + r["scope"].get<std::string>() + " " + r["verbs"].dump());
+    }
+  };
+  read(json::parse(aggregated_api_document()));
+  read(json::parse(aggregated_apis_document()));
+  CHECK(aggregated == legacy);
+  CHECK(legacy.size() == resource_count);
 }

@@ -356,3 +356,54 @@ TEST_CASE("the in-cluster configuration reads the service account") {
   CHECK(x->ca_pem == ca_pem);
   CHECK(x->namespace_name == "kube-system");
 }
+
+TEST_CASE("without a kubeconfig, a pod uses its service account") {
+  scratch s;
+  s.write("account/token", "t");
+  s.write("account/ca.crt", ca_pem);
+  in_cluster_environment env;
+  env.account_dir = (s.dir / "account").string();
+  env.service_host = "10.96.0.1";
+  env.service_port = "443";
+  REQUIRE(in_cluster_possible(env));
+  kubeconfig_selection sel;
+  sel.home = (s.dir / "home").string(); // no ~/.kube/config
+  auto x = resolve_client_config(sel, env);
+  REQUIRE(x);
+  CHECK(x->origin == "in-cluster");
+  CHECK(x->server == "https://10.96.0.1:443");
+  // $KUBECONFIG naming no file that exists: in-cluster too.
+  sel.env_list = (s.dir / "missing").string();
+  auto y = resolve_client_config(sel, env);
+  REQUIRE(y);
+  CHECK(y->origin == "in-cluster");
+  // A kubeconfig that exists wins, as with kubectl.
+  auto path = s.write("home/.kube/config", R"(current-context: x
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:8080"}}]
+contexts: [{name: x, context: {cluster: c}}]
+)");
+  sel.env_list.clear();
+  auto z = resolve_client_config(sel, env);
+  REQUIRE(z);
+  CHECK(z->origin == path);
+  // --kubeconfig is always used, and a missing one is an error.
+  sel.explicit_path = (s.dir / "nope").string();
+  CHECK(message_of(resolve_client_config(sel, env)).find("nope")
+        != std::string::npos);
+}
+
+TEST_CASE("outside a pod, no kubeconfig is load_kubeconfig's error") {
+  scratch s;
+  in_cluster_environment env;
+  env.account_dir = (s.dir / "account").string();
+  env.service_host = "10.96.0.1";
+  env.service_port = "443";
+  CHECK_FALSE(in_cluster_possible(env)); // no token file
+  kubeconfig_selection sel;
+  sel.home = s.dir.string();
+  auto message = message_of(resolve_client_config(sel, env));
+  CHECK(message == message_of(load_kubeconfig(sel)));
+  s.write("account/token", "t");
+  env.service_port.clear();
+  CHECK_FALSE(in_cluster_possible(env));
+}

@@ -45,8 +45,54 @@ TEST_CASE("the router maps item and collection paths to verbs") {
   CHECK(route_request("GET", "/healthz").kind == route_kind::healthz);
   CHECK(route_request("GET", "/openapi/v3?timeout=32s").kind
         == route_kind::openapi_index);
-  CHECK(route_request("GET", "/openapi/v3/api/v1?hash=AB&timeout=32s").kind
-        == route_kind::openapi_v1);
+  auto openapi = route_request("GET", "/openapi/v3/api/v1?hash=AB&timeout=32s");
+  CHECK(openapi.kind == route_kind::openapi_group_version);
+  CHECK(openapi.group_version == "v1");
+}
+
+TEST_CASE("the router maps the apps and rbac groups' paths") {
+  auto get = route_request("GET", "/apis/apps/v1/namespaces/ns1/deployments/d1");
+  CHECK(get.kind == route_kind::get);
+  CHECK(get.res == resource::deployments);
+  CHECK(get.ns == "ns1");
+  CHECK(get.name == "d1");
+  auto all = route_request("GET", "/apis/apps/v1/deployments?watch=1");
+  CHECK(all.kind == route_kind::watch);
+  CHECK(all.ns.empty());
+  auto role = route_request(
+    "PUT", "/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Ax");
+  CHECK(role.kind == route_kind::update);
+  CHECK(role.res == resource::cluster_roles);
+  CHECK(role.name == "system:x");
+  CHECK(route_request("POST", "/apis/rbac.authorization.k8s.io/v1/"
+                              "clusterrolebindings")
+          .res
+        == resource::cluster_role_bindings);
+  CHECK(route_request("GET", "/api/v1/namespaces/ns1/serviceaccounts/sa").res
+        == resource::service_accounts);
+  // A resource only in its own group and version, at its own scope.
+  for (const char* path :
+       {"/api/v1/namespaces/ns1/deployments", "/apis/apps/v1/secrets",
+        "/apis/apps/v2/deployments", "/apis/nope/v1/deployments",
+        "/apis/apps/v1/namespaces/ns1/deployments/d1/scale",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/ns1/clusterroles",
+        "/apis/apps/v1/deployments/d1", "/apis//v1", "/apis/nope",
+        "/openapi/v3/apis/nope/v1", "/openapi/v3/apis/apps"}) {
+    INFO(path);
+    auto r = route_request("GET", path);
+    CHECK(r.kind == route_kind::failure);
+    CHECK(r.failure.code == 404);
+  }
+  auto group = route_request("GET", "/apis/apps");
+  CHECK(group.kind == route_kind::api_group);
+  CHECK(group.group_version == "apps");
+  auto resources = route_request("GET", "/apis/rbac.authorization.k8s.io/v1/");
+  CHECK(resources.kind == route_kind::api_resources);
+  CHECK(resources.group_version == "rbac.authorization.k8s.io/v1");
+  auto openapi = route_request("GET", "/openapi/v3/apis/apps/v1?hash=X");
+  CHECK(openapi.kind == route_kind::openapi_group_version);
+  CHECK(openapi.group_version == "apps/v1");
+  CHECK(route_request("POST", "/apis/apps/v1").failure.code == 405);
 }
 
 TEST_CASE("the router reads the kubelet's watch query") {
@@ -102,7 +148,7 @@ TEST_CASE("the router refuses with the real server's Status") {
   CHECK(unknown.failure.code == 404);
   CHECK(body_of(unknown)["message"]
         == "the server could not find the requested resource");
-  CHECK(route_request("GET", "/apis/apps/v1").failure.code == 404);
+  CHECK(route_request("GET", "/apis/batch/v1").failure.code == 404);
 }
 
 TEST_CASE("/openapi/v2 is served, as JSON and as kubectl 1.20's protobuf") {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/manifest/manifest.hpp"
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/runtime/api_server.hpp"
 #include "podref/runtime/runtime.hpp"
 #include "podref/wire/codec.hpp"
@@ -26,7 +27,17 @@ namespace {
 
 using json = nlohmann::json;
 
-/// The Pods, Nodes and Namespaces of one whole manifest document: the
+/// The resource of an opaque kind the server stores (a Pod, Node,
+/// Namespace, ServiceAccount, Deployment, ...), or null.
+const resource_kind* opaque_kind(const std::string& kind) {
+  auto k = find_kind(kind);
+  return k != nullptr && k->res != resource::secrets
+             && k->res != resource::config_maps
+           ? k
+           : nullptr;
+}
+
+/// The objects of opaque kinds of one whole manifest document: the
 /// document itself, or the items of a List (an item without a kind takes
 /// that of a typed list such as PodList).
 std::vector<json> served_documents(const std::string& text) {
@@ -35,7 +46,7 @@ std::vector<json> served_documents(const std::string& text) {
   if (!doc.is_object())
     return out;
   auto served = [](const std::string& kind) {
-    return kind == "Pod" || kind == "Node" || kind == "Namespace";
+    return opaque_kind(kind) != nullptr;
   };
   auto kind = doc.value("kind", std::string{});
   if (served(kind)) {
@@ -58,16 +69,14 @@ std::vector<json> served_documents(const std::string& text) {
   return out;
 }
 
-/// Decodes a Pod, Node or Namespace as a create at the wire would (the
+/// Decodes an object of an opaque kind as a create at the wire would (the
 /// same defaults and checks); false with a message in `err`.
 bool decode_served(const json& doc, const std::string& file,
                    api_object& out, std::ostream& err) {
   auto kind = doc["kind"].get<std::string>();
-  auto res = kind == "Pod"    ? resource::pods
-             : kind == "Node" ? resource::nodes
-                              : resource::namespaces;
+  auto res = opaque_kind(kind)->res;
   std::string ns;
-  if (res == resource::pods) {
+  if (is_namespaced(res)) {
     ns = "default";
     auto meta = doc.find("metadata");
     if (meta != doc.end() && meta->is_object()) {
@@ -90,11 +99,12 @@ bool decode_served(const json& doc, const std::string& file,
   return true;
 }
 
-/// Loads every Secret, ConfigMap, Pod, Node and Namespace of `files`,
-/// stamped as created now: first the Secrets and ConfigMaps (so that they
-/// keep the first resourceVersions, 1, 2, ..., as before the other kinds
-/// were served), then the Pods and Nodes, then the namespaces: the initial
-/// ones, those the objects are in, and those the files define (as written).
+/// Loads every object of a kind the server stores of `files`, stamped as
+/// created now: first the Secrets and ConfigMaps (so that they keep the
+/// first resourceVersions, 1, 2, ..., as before the other kinds were
+/// served), then the other kinds but Namespaces, in file order, then the
+/// namespaces: the initial ones, those the objects are in, and those the
+/// files define (as written).
 bool load_files(api_server& server, const std::vector<std::string>& files,
                 std::ostream& err) {
   auto now = std::chrono::system_clock::now();
@@ -172,17 +182,19 @@ CLI::App* add_apiserver_command(CLI::App& app, apiserver_options& options) {
   auto* cmd = app.add_subcommand(
     "apiserver",
     "Serve the in-memory API server over the Kubernetes REST API (v1\n"
-    "Secrets, ConfigMaps, Pods, Nodes and Namespaces) until SIGINT or\n"
-    "SIGTERM: plain HTTP on loopback without authentication, or HTTPS\n"
-    "(--tls-dir, or --tls-cert and --tls-key) where every request needs a\n"
-    "bearer token or a client certificate.");
+    "Secrets, ConfigMaps, Pods, Nodes, Namespaces and ServiceAccounts,\n"
+    "apps/v1 Deployments, rbac.authorization.k8s.io/v1 ClusterRoles and\n"
+    "ClusterRoleBindings) until SIGINT or SIGTERM: plain HTTP on loopback\n"
+    "without authentication, or HTTPS (--tls-dir, or --tls-cert and\n"
+    "--tls-key) where every request needs a bearer token or a client\n"
+    "certificate.");
   cmd->add_option("--listen", options.listen,
                   "ADDRESS:PORT (a loopback address without TLS); port 0 "
                   "picks one")
     ->capture_default_str();
   cmd->add_option("--load", options.load,
-                  "manifest files whose Secrets, ConfigMaps, Pods, Nodes and\n"
-                  "Namespaces to serve");
+                  "manifest files whose objects of the kinds served to "
+                  "store");
   add_front_flags(*cmd, options);
   return cmd;
 }

@@ -87,7 +87,8 @@ CLI::App* add_hollow_command(CLI::App& app, hollow_options& options) {
     "At the end (--duration or a signal) it checks that every node converged\n"
     "and prints sync time, propagation, API requests, memory and CPU.");
   cmd->add_option("--kubeconfig", options.kubeconfig,
-                  "the kubeconfig (default: $KUBECONFIG, ~/.kube/config)");
+                  "the kubeconfig (default: $KUBECONFIG, ~/.kube/config, "
+                  "else in a pod its service account)");
   cmd->add_option("--context", options.context, "the kubeconfig context");
   cmd->add_option("--nodes", options.nodes, "hollow nodes")
     ->required()
@@ -162,8 +163,11 @@ int run_hollow_command(const hollow_options& options, std::ostream& out,
     err << "podref hollow: --strategy: " << strat.error().message << '\n';
     return 1;
   }
-  auto config = wire::load_kubeconfig(
-    wire::selection_from_environment(options.kubeconfig, options.context));
+  // kubectl's choice: the kubeconfig when there is one, else in a pod its
+  // service account (deploy/: hollow nodes as pods, no kubeconfig).
+  auto config = wire::resolve_client_config(
+    wire::selection_from_environment(options.kubeconfig, options.context),
+    wire::in_cluster_from_environment());
   if (!config) {
     err << "podref hollow: " << config.error().message << '\n';
     return 1;

@@ -127,7 +127,8 @@ CLI::App* add_node_command(CLI::App& app, node_options& options) {
     "managers, read every object they reference and report what is missing\n"
     "with the kubelet's wording, until SIGINT or SIGTERM.");
   cmd->add_option("--kubeconfig", options.kubeconfig,
-                  "the kubeconfig (default: $KUBECONFIG, ~/.kube/config)");
+                  "the kubeconfig (default: $KUBECONFIG, ~/.kube/config, "
+                  "else in a pod its service account)");
   cmd->add_option("--context", options.context, "the kubeconfig context");
   cmd->add_option("--node-name", options.node_name, "the node's name")
     ->required();
@@ -167,8 +168,9 @@ int run_node_command(const node_options& options, std::ostream& out,
     err << "podref node: --strategy: " << strat.error().message << '\n';
     return 1;
   }
-  auto config = wire::load_kubeconfig(
-    wire::selection_from_environment(options.kubeconfig, options.context));
+  auto config = wire::resolve_client_config(
+    wire::selection_from_environment(options.kubeconfig, options.context),
+    wire::in_cluster_from_environment());
   if (!config) {
     err << "podref node: " << config.error().message << '\n';
     return 1;

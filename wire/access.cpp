@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "podref/messages/resource_kinds.hpp"
+
 namespace podref::wire {
 
 namespace {
@@ -76,15 +78,19 @@ api_status forbidden_status(const std::string& user, const route& r,
                             + "\"",
                           true);
   auto plural = std::string{plural_name(r.res)};
-  auto subject = r.name.empty() ? plural : plural + " \"" + r.name + "\"";
+  auto qualified = std::string{qualified_name(r.res)};
+  auto group = kind_of(r.res).group;
+  auto subject = r.name.empty() ? qualified
+                                : qualified + " \"" + r.name + "\"";
   auto scope = r.ns.empty() ? std::string{"at the cluster scope"}
                             : "in the namespace \"" + r.ns + "\"";
   return failure_status(403, "Forbidden",
                         subject + " is forbidden: User \"" + user
                           + "\" cannot " + verb + " resource \"" + plural
-                          + "\" in API group \"\" " + scope
+                          + "\" in API group \"" + std::string{group} + "\" "
+                          + scope
                           + (why.empty() ? std::string{} : ": " + why),
-                        true, r.name, plural);
+                        true, r.name, plural, group);
 }
 
 std::optional<api_status> check_access(const access_policy& policy,

@@ -1,6 +1,6 @@
 // Aggregated discovery (KEP-3352) as the recorded server answers it
-// (discovery/api-aggregated-*.json): one APIGroupDiscoveryList for /api,
-// one for /apis, chosen by the Accept header.
+// (discovery/api-aggregated-*.json, apis-aggregated-v2beta1.json): one
+// APIGroupDiscoveryList for /api, one for /apis, chosen by the Accept header.
 #include "podref/wire/discovery.hpp"
 
 #include <optional>
@@ -68,6 +68,28 @@ json discovery_list(json items) {
   return x;
 }
 
+/// One version of a group as aggregated discovery lists it: the resources
+/// of the legacy APIResourceList of `group_version`, so that both forms
+/// always list the same names, verbs, short names and categories.
+json discovery_version(const std::string& group_version,
+                       const std::string& version) {
+  auto legacy = json::parse(api_resources_document(group_version));
+  auto resources = json::array();
+  for (const auto& r : legacy["resources"]) {
+    json x;
+    x["resource"] = r["name"];
+    x["responseKind"] = json{{"group", ""}, {"version", ""}, {"kind", r["kind"]}};
+    x["scope"] = r["namespaced"].get<bool>() ? "Namespaced" : "Cluster";
+    x["singularResource"] = r["singularName"];
+    x["verbs"] = r["verbs"];
+    for (const char* key : {"shortNames", "categories"})
+      if (r.contains(key))
+        x[key] = r[key];
+    resources.push_back(std::move(x));
+  }
+  return json{{"version", version}, {"resources", std::move(resources)}};
+}
+
 } // namespace
 
 discovery_form discovery_form_of(std::string_view accept) {
@@ -85,30 +107,24 @@ discovery_form discovery_form_of(std::string_view accept) {
 }
 
 std::string aggregated_api_document() {
-  // The resources as the legacy APIResourceList has them, so that both
-  // forms always list the same names, verbs, short names and categories.
-  auto legacy = json::parse(api_resources_document());
-  auto resources = json::array();
-  for (const auto& r : legacy["resources"]) {
-    json x;
-    x["resource"] = r["name"];
-    x["responseKind"] = json{{"group", ""}, {"version", ""}, {"kind", r["kind"]}};
-    x["scope"] = r["namespaced"].get<bool>() ? "Namespaced" : "Cluster";
-    x["singularResource"] = r["singularName"];
-    x["verbs"] = r["verbs"];
-    for (const char* key : {"shortNames", "categories"})
-      if (r.contains(key))
-        x[key] = r[key];
-    resources.push_back(std::move(x));
-  }
-  json version{{"version", "v1"}, {"resources", std::move(resources)}};
   json core{{"metadata", {{"creationTimestamp", nullptr}}},
-            {"versions", json::array({std::move(version)})}};
+            {"versions", json::array({discovery_version("v1", "v1")})}};
   return discovery_list(json::array({std::move(core)})).dump();
 }
 
 std::string aggregated_apis_document() {
-  return discovery_list(json::array()).dump();
+  auto items = json::array();
+  auto legacy = json::parse(api_groups_document());
+  for (const auto& group : legacy["groups"]) {
+    auto versions = json::array();
+    for (const auto& v : group["versions"])
+      versions.push_back(discovery_version(v["groupVersion"], v["version"]));
+    items.push_back(json{{"metadata",
+                          {{"name", group["name"]},
+                           {"creationTimestamp", nullptr}}},
+                         {"versions", std::move(versions)}});
+  }
+  return discovery_list(std::move(items)).dump();
 }
 
 std::string not_acceptable_body() {

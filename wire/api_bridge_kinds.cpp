@@ -6,9 +6,11 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <caf/typed_event_based_actor.hpp>
 
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
 #include "podref/wire/detail/write_calls.hpp"
@@ -139,13 +141,15 @@ void send_pod_delete(caf::event_based_actor* self,
 
 namespace {
 
-/// Removes every Secret, ConfigMap and Pod of namespace `ns`, then `ns`.
+/// Removes every object of a namespaced kind in namespace `ns`, then `ns`.
 void finalize_namespace(caf::event_based_actor* self,
                         const memory_api_server_actor& server,
                         const std::string& ns, caf::timespan timeout) {
-  static constexpr resource contents[]
-    = {resource::secrets, resource::config_maps, resource::pods};
-  auto pending = std::make_shared<std::size_t>(std::size(contents));
+  std::vector<resource> contents;
+  for (const auto& k : resource_kinds())
+    if (k.namespaced)
+      contents.push_back(k.res);
+  auto pending = std::make_shared<std::size_t>(contents.size());
   auto finish = [self, server, ns, timeout, pending] {
     if (--*pending == 0)
       self

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/messages/base64.hpp"
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
 
@@ -97,7 +98,7 @@ nlohmann::ordered_json object_json(const api_object& obj, bool with_type) {
   json x;
   if (with_type) {
     x["kind"] = std::string{kind_name(obj.kind())};
-    x["apiVersion"] = "v1";
+    x["apiVersion"] = std::string{kind_of(obj.kind()).api_version};
   }
   x["metadata"] = metadata_json(obj.meta());
   if (auto s = obj.as_secret()) {
@@ -129,7 +130,7 @@ std::string encode_list(resource res, const std::vector<api_object>& items,
                         const std::string& rv) {
   json x;
   x["kind"] = std::string{kind_name(res)} + "List";
-  x["apiVersion"] = "v1";
+  x["apiVersion"] = std::string{kind_of(res).api_version};
   x["metadata"] = json{{"resourceVersion", rv}};
   auto xs = json::array();
   for (const auto& item : items)
@@ -154,7 +155,7 @@ std::string encode_bookmark(resource res, std::uint64_t rv,
                             bool initial_events_end) {
   json x;
   x["kind"] = std::string{kind_name(res)};
-  x["apiVersion"] = "v1";
+  x["apiVersion"] = std::string{kind_of(res).api_version};
   x["metadata"] = json{{"resourceVersion", std::to_string(rv)},
                        {"creationTimestamp", nullptr}};
   if (initial_events_end)

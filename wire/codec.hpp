@@ -1,5 +1,5 @@
 // The JSON codec: api_object <-> the Kubernetes JSON of v1 Secrets and
-// ConfigMaps (and of Pods, Nodes and Namespaces, kept as JSON: see
+// ConfigMaps (and of the other kinds, kept as JSON: see
 // wire/detail/opaque_kinds.hpp), as the real API server writes them (kube-apiserver-transcripts):
 // fields in Go's struct order, metadata name, namespace, uid,
 // resourceVersion, creationTimestamp, labels, annotations; then immutable,
@@ -75,8 +75,9 @@ struct decoded_body {
   std::vector<std::string> unknown_fields = {};
 };
 
-/// Decodes the body of a POST (path_name empty) or PUT to
-/// /api/v1/namespaces/`path_ns`/RES[/`path_name`]: application/json or
+/// Decodes the body of a POST (path_name empty) or PUT to a collection or
+/// object of `res` in namespace `path_ns` (empty for a cluster-scoped
+/// kind), named `path_name`: application/json or
 /// application/yaml of the kind `res` (a Secret, ConfigMap or Namespace also
 /// as protobuf, see wire/detail/protobuf_body.hpp); otherwise 415. A body
 /// without a namespace takes the path's; a different namespace or name is

@@ -7,6 +7,7 @@
 
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/api_bridge_kinds.hpp"
+#include "podref/wire/detail/opaque_kinds.hpp"
 #include "podref/wire/write_request.hpp"
 
 namespace podref::wire::detail {
@@ -38,18 +39,23 @@ void send_delete(caf::event_based_actor* self,
           done(reply_of(*failed));
           return;
         }
-        auto uid = found.meta().uid;
+        // Some kinds answer the deleted object, the others a Status.
+        auto answer = [found, done](resource res, const std::string& name) {
+          if (delete_answers_object(res))
+            done({200, "application/json", encode_object(found)});
+          else
+            done(reply_of(delete_success_status(res, name, found.meta().uid)));
+        };
         if (shared->write.dry_run) {
-          done(reply_of(delete_success_status(r.res, r.name, uid)));
+          answer(r.res, r.name);
           return;
         }
         self
           ->request(server, timeout, caf::delete_atom::value, r.res, r.ns,
                     r.name)
           .then(
-            [shared, uid, done](caf::ok_atom) {
-              const auto& r = shared->r;
-              done(reply_of(delete_success_status(r.res, r.name, uid)));
+            [shared, answer](caf::ok_atom) {
+              answer(shared->r.res, shared->r.name);
             },
             [shared, done](caf::error& err) {
               done(error_reply(err, shared->r));

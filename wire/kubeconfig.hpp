@@ -1,5 +1,6 @@
 // Where a client connects and how it authenticates: a kubeconfig resolved
-// as kubectl resolves it, or the in-cluster configuration of a pod.
+// as kubectl resolves it, or the in-cluster configuration of a pod, chosen
+// as kubectl chooses (resolve_client_config).
 //
 // kubeconfig: `--kubeconfig FILE` alone, else the `:`-separated $KUBECONFIG
 // list (files that do not exist are skipped; the first file to define a
@@ -95,6 +96,21 @@ in_cluster_environment in_cluster_from_environment();
 /// https://HOST:PORT with the account's CA and namespace, and its token
 /// file (re-read by the client as it rotates).
 result<client_config> load_in_cluster(const in_cluster_environment& env);
+
+/// Whether this process runs in a pod, as client-go decides it:
+/// KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT set and the
+/// account's token file present.
+bool in_cluster_possible(const in_cluster_environment& env);
+
+/// kubectl's choice of configuration (client-go's deferred loading): the
+/// kubeconfig the selection names when there is one (--kubeconfig always;
+/// else the files of $KUBECONFIG, else ~/.kube/config, when one exists);
+/// otherwise, in a pod (in_cluster_possible), the in-cluster
+/// configuration; otherwise load_kubeconfig's error. client-go also falls
+/// back to in-cluster when the kubeconfig it found is empty; here an empty
+/// file is an error.
+result<client_config> resolve_client_config(
+  const kubeconfig_selection& selection, const in_cluster_environment& env);
 
 /// Files larger than this are refused (kubeconfigs are a few KB).
 inline constexpr std::size_t max_kubeconfig_bytes = 4u << 20;

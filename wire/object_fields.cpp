@@ -370,6 +370,10 @@ json_value creation_base(resource res) {
       break;
     case resource::secrets:
     case resource::config_maps:
+    case resource::service_accounts:
+    case resource::deployments:
+    case resource::cluster_roles:
+    case resource::cluster_role_bindings:
       break;
   }
   return x;

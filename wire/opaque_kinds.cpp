@@ -1,12 +1,16 @@
 #include "podref/wire/detail/opaque_kinds.hpp"
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include <simdjson.h>
 
 #include "podref/messages/object_validation.hpp"
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/messages/validation.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/status.hpp"
@@ -40,27 +44,99 @@ std::string read_string(const json& meta, const char* key) {
                                            : std::string{};
 }
 
-/// The server's defaults of a new or replaced object.
-void add_defaults(resource res, object_meta& meta, json& rest) {
-  if (res == resource::pods) {
-    auto& status = rest["status"];
-    if (!status.is_object())
-      status = json::object();
-    if (!status.contains("phase"))
-      status["phase"] = "Pending";
-  } else if (res == resource::namespaces) {
-    meta.labels["kubernetes.io/metadata.name"] = meta.name;
-    auto& spec = rest["spec"];
-    if (!spec.is_object())
-      spec = json::object();
-    if (!spec.contains("finalizers"))
-      spec["finalizers"] = json::array({"kubernetes"});
-    auto& status = rest["status"];
-    if (!status.is_object())
-      status = json::object();
-    if (!status.contains("phase"))
-      status["phase"] = "Active";
+/// A JSON value the server writes at a dotted path when it is absent.
+struct default_field {
+  const char* path;
+  const char* value;
+};
+
+/// What the server checks and adds for one opaque kind, beyond the
+/// metadata every kind gets (messages/object_validation.hpp's
+/// find_meta_problems, the name by its row's name_rule in
+/// messages/resource_kinds.hpp). A kind without a row takes the defaults of
+/// opaque_rules{} (nothing required or added).
+struct opaque_rules {
+  resource res = resource::pods;
+  /// Fields that must be present and not empty (null-terminated).
+  std::array<const char*, 3> required{};
+  /// Fields the server sets when absent (path null-terminated).
+  std::array<default_field, 3> defaults{};
+  /// The `kubernetes.io/metadata.name` label, set to the name.
+  bool name_label = false;
+  /// The manifest decoder must take the body (a Pod, a Node, a pod
+  /// template), so that the front, the engine and `--load` read alike.
+  bool engine_decodes = false;
+  /// A DELETE answers the object (the registry's ReturnDeletedObject),
+  /// else a Success Status.
+  bool delete_answers_object = false;
+};
+
+/// The real server's validation and defaulting, reduced to what a client
+/// of podref sees (docs/apiserver.md lists what is left out).
+const opaque_rules rules[] = {
+  {resource::pods, {"spec.containers"}, {{{"status.phase", "\"Pending\""}}},
+   false, true, true},
+  {resource::nodes, {}, {}, false, true, false},
+  {resource::namespaces, {},
+   {{{"spec.finalizers", "[\"kubernetes\"]"}, {"status.phase", "\"Active\""}}},
+   true, false, true},
+  {resource::service_accounts, {}, {}, false, false, true},
+  {resource::deployments, {"spec.selector", "spec.template.spec.containers"},
+   {{{"spec.replicas", "1"}, {"status", "{}"}}}, false, true, false},
+  {resource::cluster_roles, {}, {}, false, false, false},
+  {resource::cluster_role_bindings, {"roleRef.kind", "roleRef.name"}, {},
+   false, false, false},
+};
+
+const opaque_rules& rules_of(resource res) {
+  static const opaque_rules none;
+  for (const auto& r : rules)
+    if (r.res == res)
+      return r;
+  return none;
+}
+
+/// The member at dotted `path` of `x`, or null.
+const json* find_path(const json& x, std::string_view path) {
+  const json* at = &x;
+  while (!path.empty()) {
+    auto dot = path.find('.');
+    auto key = path.substr(0, dot);
+    if (!at->is_object())
+      return nullptr;
+    auto i = at->find(std::string{key});
+    if (i == at->end())
+      return nullptr;
+    at = &*i;
+    path = dot == std::string_view::npos ? std::string_view{}
+                                         : path.substr(dot + 1);
   }
+  return at;
+}
+
+/// Sets `value` at dotted `path` of `x` unless something is there; what is
+/// on the way and not a map becomes one.
+void set_default(json& x, std::string_view path, const json& value) {
+  json* at = &x;
+  for (;;) {
+    auto dot = path.find('.');
+    auto key = std::string{path.substr(0, dot)};
+    if (!at->is_object())
+      *at = json::object();
+    if (dot == std::string_view::npos) {
+      if (!at->contains(key))
+        (*at)[key] = value;
+      return;
+    }
+    at = &(*at)[key];
+    path = path.substr(dot + 1);
+  }
+}
+
+bool is_empty_value(const json* x) {
+  return x == nullptr || x->is_null()
+         || (x->is_string() && x->get_ref<const std::string&>().empty())
+         || ((x->is_array() || x->is_object()) && x->empty());
 }
 
 } // namespace
@@ -122,6 +198,14 @@ std::string pod_node_name(const api_object& obj) {
   return std::string{name};
 }
 
+bool engine_decodes(resource res) {
+  return rules_of(res).engine_decodes;
+}
+
+bool delete_answers_object(resource res) {
+  return rules_of(res).delete_answers_object;
+}
+
 decoded_body decode_opaque_body(resource res, std::string_view body,
                                 const std::string& path_ns) {
   if (too_deep(body))
@@ -149,25 +233,29 @@ decoded_body decode_opaque_body(resource res, std::string_view body,
                                      "of strings")};
   }
   meta.ns = is_namespaced(res) ? path_ns : std::string{};
-  if (auto problems = find_meta_problems(meta, res); !problems.empty())
-    return {{}, invalid_status(res, meta.name, problems)};
   auto rest = json::object();
   for (auto& [k, v] : doc.items())
     if (k != "kind" && k != "apiVersion" && k != "metadata")
       rest[k] = v;
-  if (res == resource::pods) {
-    auto spec = rest.find("spec");
-    bool has_containers = false;
-    if (spec != rest.end() && spec->is_object()) {
-      auto containers = spec->find("containers");
-      has_containers = containers != spec->end() && containers->is_array()
-                       && !containers->empty();
-    }
-    if (!has_containers)
-      return {{}, invalid_status(res, meta.name,
-                                 "spec.containers: Required value")};
+  // Every problem of the metadata and of the kind's required fields, as
+  // one 422.
+  auto problems = find_meta_problems(meta, res);
+  const auto& rule = rules_of(res);
+  for (const char* field : rule.required) {
+    if (field == nullptr)
+      break;
+    if (is_empty_value(find_path(rest, field)))
+      problems.push_back({field, required_value()});
   }
-  add_defaults(res, meta, rest);
+  if (!problems.empty())
+    return {{}, invalid_status(res, meta.name, problems)};
+  for (const auto& d : rule.defaults) {
+    if (d.path == nullptr)
+      break;
+    set_default(rest, d.path, json::parse(d.value));
+  }
+  if (rule.name_label)
+    meta.labels["kubernetes.io/metadata.name"] = meta.name;
   auto obj = std::make_shared<opaque_object>();
   obj->metadata = std::move(meta);
   obj->body = json_text(rest);
@@ -186,7 +274,7 @@ json opaque_json(const api_object& obj, bool with_type) {
   json x;
   if (with_type) {
     x["kind"] = std::string{kind_name(obj.kind())};
-    x["apiVersion"] = "v1";
+    x["apiVersion"] = std::string{kind_of(obj.kind()).api_version};
   }
   auto o = obj.as_opaque();
   auto plain = metadata_json(obj.meta());

@@ -15,6 +15,7 @@
 #include "podref/manifest/manifest.hpp"
 #include "podref/messages/object_validation.hpp"
 #include "podref/messages/quoted_part.hpp"
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
 #include "podref/wire/detail/protobuf_body.hpp"
@@ -45,9 +46,11 @@ std::string field_message(const std::string& message) {
 
 /// 400 `Secret in version "v1" cannot be handled as a Secret: <why>`.
 api_status cannot_handle(resource res, const std::string& why) {
-  auto kind = std::string{kind_name(res)};
-  return bad_request_status(kind + " in version \"v1\" cannot be handled as a "
-                            + kind + ": " + why);
+  const auto& row = kind_of(res);
+  auto kind = std::string{row.kind};
+  return bad_request_status(kind + " in version \"" + std::string{row.version}
+                            + "\" cannot be handled as a " + kind + ": "
+                            + why);
 }
 
 // -- unknown fields -------------------------------------------------------------
@@ -111,7 +114,8 @@ std::optional<api_status> check_json(resource res, std::string_view body,
                                      const std::string& path_name,
                                      std::vector<std::string>& unknown,
                                      json& doc) {
-  auto kind = std::string{kind_name(res)};
+  const auto& row = kind_of(res);
+  auto kind = std::string{row.kind};
   doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     return bad_request_status("the object provided is unrecognized (must be "
@@ -123,10 +127,12 @@ std::optional<api_status> check_json(resource res, std::string_view body,
     return bad_request_status("Object 'Kind' is missing in '"
                               + std::string{body.substr(0, 64)} + "'");
   if (auto given = k->get<std::string>(); given != kind)
-    return bad_request_status(given + " in version \"v1\" cannot be handled "
-                              "as a " + kind + ": converting (v1." + given
-                              + ") to (core." + kind
-                              + "): unknown conversion");
+    return bad_request_status(
+      given + " in version \"" + std::string{row.version}
+      + "\" cannot be handled as a " + kind + ": converting ("
+      + std::string{row.version} + "." + given + ") to ("
+      + std::string{row.group.empty() ? "core" : row.group} + "." + kind
+      + "): unknown conversion");
   unknown = unknown_fields(res, doc);
   auto meta = doc.find("metadata");
   if (meta == doc.end() || !meta->is_object())
@@ -234,12 +240,12 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     decoded = decode_data_object(res, body, path_ns,
                                  std::move(server.metadata));
   } else {
-    // Pods, Nodes and Namespaces are kept as JSON (opaque_object.hpp).
+    // The other kinds are kept as JSON (opaque_object.hpp).
     decoded = detail::decode_opaque_body(res, body, path_ns);
-    // A Pod or Node must also be one the engine's decoder takes (its
-    // names, references and bounds), so that what the front stores, the
-    // engine and `--load` read alike.
-    if (!decoded.failure && res != resource::namespaces) {
+    // A Pod, a Node or a workload's pod template must also be one the
+    // engine's decoder takes (its names, references and bounds), so that
+    // what the front stores, the engine and `--load` read alike.
+    if (!decoded.failure && detail::engine_decodes(res)) {
       auto checked = decode_manifest(body, "request body");
       if (!checked.ok())
         return {{}, invalid_status(res, decoded.object.meta().name,

@@ -110,12 +110,14 @@ dispatch dispatch_routed(const request_view& req, route r,
       return json_answer(r.kind == route_kind::api_versions
                            ? api_versions_document(host_port)
                            : api_groups_document());
+    case route_kind::api_group:
+      return json_answer(api_group_document(r.group_version));
     case route_kind::api_resources:
-      return json_answer(api_resources_document());
+      return json_answer(api_resources_document(r.group_version));
     case route_kind::openapi_index:
       return json_answer(openapi_index_document());
-    case route_kind::openapi_v1:
-      return json_answer(openapi_v1_document());
+    case route_kind::openapi_group_version:
+      return json_answer(openapi_group_version_document(r.group_version));
     case route_kind::openapi_v2:
       if (req.accept.find(openapi_v2_protobuf_type) != std::string_view::npos)
         return answer(200, std::string{openapi_v2_protobuf_content_type},

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <utility>
 
+#include "podref/messages/resource_kinds.hpp"
+
 namespace podref::wire {
 
 namespace {
@@ -49,18 +51,13 @@ std::vector<std::string_view> split(std::string_view x, char sep) {
   return result;
 }
 
-std::optional<resource> resource_of(std::string_view x) {
-  if (x == "secrets")
-    return resource::secrets;
-  if (x == "configmaps")
-    return resource::config_maps;
-  if (x == "pods")
-    return resource::pods;
-  if (x == "nodes")
-    return resource::nodes;
-  if (x == "namespaces")
-    return resource::namespaces;
-  return std::nullopt;
+/// Whether any resource is served in `group` (and `version`, unless empty).
+bool serves(std::string_view group, std::string_view version) {
+  for (const auto& k : resource_kinds())
+    if (!group.empty() && k.group == group
+        && (version.empty() || k.version == version))
+      return true;
+  return false;
 }
 
 route fail(api_status status) {
@@ -323,32 +320,34 @@ route simple(route_kind kind, std::string_view method) {
   return r;
 }
 
-/// /api/v1/... after the prefix, split by '/': RES (a collection in all
-/// namespaces, or of a cluster-scoped resource), RES/NAME (cluster-scoped),
-/// namespaces/NS/RES[/NAME] (namespaced).
-route route_v1(std::string_view method, const std::vector<std::string>& seg) {
+/// /api/v1/... or /apis/GROUP/VERSION/... after the prefix, split by '/':
+/// RES (a collection in all namespaces, or of a cluster-scoped resource),
+/// RES/NAME (cluster-scoped), namespaces/NS/RES[/NAME] (namespaced).
+route route_resources(std::string_view method, std::string_view group,
+                      std::string_view version,
+                      const std::vector<std::string>& seg) {
   route r;
-  std::optional<resource> res;
+  const resource_kind* res = nullptr;
   bool item = false;
   if (seg.size() == 1) {
-    res = resource_of(seg[0]);
+    res = find_resource(group, version, seg[0]);
   } else if (seg.size() == 2) {
-    res = resource_of(seg[0]);
-    if (res && is_namespaced(*res))
+    res = find_resource(group, version, seg[0]);
+    if (res && res->namespaced)
       return fail(unknown_path_status());
     item = true;
   } else if (seg.size() == 3 || seg.size() == 4) {
     if (seg[0] != "namespaces" || seg[1].empty())
       return fail(unknown_path_status());
     r.ns = seg[1];
-    res = resource_of(seg[2]);
-    if (res && !is_namespaced(*res))
+    res = find_resource(group, version, seg[2]);
+    if (res && !res->namespaced)
       return fail(unknown_path_status());
     item = seg.size() == 4;
   }
-  if (!res)
+  if (res == nullptr)
     return fail(unknown_path_status());
-  r.res = *res;
+  r.res = res->res;
   if (item) {
     if (seg.back().empty())
       return fail(unknown_path_status());
@@ -408,19 +407,53 @@ route route_request(std::string_view method, std::string_view target) {
     {"/apis", route_kind::api_groups},
     {"/api/v1", route_kind::api_resources},
     {"/openapi/v3", route_kind::openapi_index},
-    {"/openapi/v3/api/v1", route_kind::openapi_v1},
+    {"/openapi/v3/api/v1", route_kind::openapi_group_version},
     {"/openapi/v2", route_kind::openapi_v2},
   };
-  for (const auto& [fixed_path, kind] : fixed)
-    if (path == fixed_path)
-      return simple(kind, method);
-  constexpr std::string_view prefix = "/api/v1/";
-  if (path.substr(0, prefix.size()) != prefix)
+  for (const auto& [fixed_path, kind] : fixed) {
+    if (path == fixed_path) {
+      auto r = simple(kind, method);
+      if (kind == route_kind::api_resources
+          || kind == route_kind::openapi_group_version)
+        r.group_version = "v1";
+      return r;
+    }
+  }
+  auto split_after = [&](std::string_view prefix) {
+    std::vector<std::string> segments;
+    for (auto s : split(path.substr(prefix.size()), '/'))
+      segments.push_back(decode_component(s, false));
+    return segments;
+  };
+  route r;
+  if (constexpr std::string_view core = "/api/v1/";
+      path.substr(0, core.size()) == core) {
+    r = route_resources(method, "", "v1", split_after(core));
+  } else if (constexpr std::string_view openapi = "/openapi/v3/apis/";
+             path.substr(0, openapi.size()) == openapi) {
+    auto seg = split_after(openapi);
+    if (seg.size() != 2 || !serves(seg[0], seg[1]))
+      return fail(unknown_path_status());
+    r = simple(route_kind::openapi_group_version, method);
+    r.group_version = seg[0] + "/" + seg[1];
+    return r;
+  } else if (constexpr std::string_view apis = "/apis/";
+             path.substr(0, apis.size()) == apis) {
+    auto seg = split_after(apis);
+    if (!serves(seg[0], seg.size() > 1 ? seg[1] : std::string_view{}))
+      return fail(unknown_path_status());
+    if (seg.size() <= 2) {
+      r = simple(seg.size() == 1 ? route_kind::api_group
+                                 : route_kind::api_resources,
+                 method);
+      r.group_version = seg.size() == 1 ? seg[0] : seg[0] + "/" + seg[1];
+      return r;
+    }
+    r = route_resources(method, seg[0], seg[1],
+                        {seg.begin() + 2, seg.end()});
+  } else {
     return fail(unknown_path_status());
-  std::vector<std::string> segments;
-  for (auto s : split(path.substr(prefix.size()), '/'))
-    segments.push_back(decode_component(s, false));
-  auto r = route_v1(method, segments);
+  }
   if (r.kind == route_kind::failure)
     return r;
   bool watch = false;

@@ -2,24 +2,25 @@
 // description of the API request out. No I/O; the HTTP server acts on the
 // result, and tests check it alone.
 //
-// Served: /version, /healthz, /readyz, /livez, /metrics, /api, /apis, /api/v1,
-// /openapi/v3, /openapi/v3/api/v1, /openapi/v2; for the namespaced v1
-// secrets, configmaps and pods /api/v1/namespaces/NS/RES (GET list or
-// watch, POST create, DELETE collection), /api/v1/namespaces/NS/RES/NAME
-// (GET, PUT, PATCH, DELETE) and /api/v1/RES (GET list or watch in all
-// namespaces); for the cluster-scoped nodes and namespaces /api/v1/RES (GET
-// list or watch, POST create; DELETE collection of nodes) and
-// /api/v1/RES/NAME (GET, PUT, PATCH, DELETE). Query parameters taken:
-// watch (true/1), resourceVersion, resourceVersionMatch (Exact,
-// NotOlderThan), limit, continue, allowWatchBookmarks, sendInitialEvents,
-// timeoutSeconds, fieldSelector (metadata.name, metadata.namespace; a
-// Secret's type; a Pod's spec.nodeName; =, ==, !=), labelSelector
-// (label_selector.hpp), gracePeriodSeconds, dryRun (repeatable),
-// fieldManager, force, fieldValidation; others (timeout, ...) are accepted
-// and ignored. The combinations the real server refuses get its 422
-// (invalid ListOptions, CreateOptions, ...) or 400; the write parameters
-// other than fieldValidation are checked with the request's body
-// (write_request.hpp).
+// Served: /version, /healthz, /readyz, /livez, /metrics, /api, /apis,
+// /api/v1, /apis/GROUP, /apis/GROUP/VERSION, /openapi/v3,
+// /openapi/v3/api/v1, /openapi/v3/apis/GROUP/VERSION, /openapi/v2; for each
+// resource of messages/resource_kinds.hpp under its prefix P (/api/v1 for
+// the core group, /apis/GROUP/VERSION otherwise): a namespaced one at
+// P/namespaces/NS/RES (GET list or watch, POST create, DELETE collection),
+// P/namespaces/NS/RES/NAME (GET, PUT, PATCH, DELETE) and P/RES (GET list or
+// watch in all namespaces); a cluster-scoped one at P/RES (GET list or
+// watch, POST create, DELETE collection) and P/RES/NAME (GET, PUT, PATCH,
+// DELETE). Query parameters taken: watch (true/1), resourceVersion,
+// resourceVersionMatch (Exact, NotOlderThan), limit, continue,
+// allowWatchBookmarks, sendInitialEvents, timeoutSeconds, fieldSelector
+// (metadata.name, metadata.namespace; a Secret's type; a Pod's
+// spec.nodeName; =, ==, !=), labelSelector (label_selector.hpp),
+// gracePeriodSeconds, dryRun (repeatable), fieldManager, force,
+// fieldValidation; others (timeout, ...) are accepted and ignored. The
+// combinations the real server refuses get its 422 (invalid ListOptions,
+// CreateOptions, ...) or 400; the write parameters other than
+// fieldValidation are checked with the request's body (write_request.hpp).
 #pragma once
 
 #include <cstddef>
@@ -43,9 +44,13 @@ enum class route_kind : std::uint8_t {
   livez,
   api_versions,
   api_groups,
+  /// /apis/GROUP: one APIGroup.
+  api_group,
+  /// /api/v1 or /apis/GROUP/VERSION: an APIResourceList.
   api_resources,
   openapi_index,
-  openapi_v1,
+  /// /openapi/v3/api/v1 or /openapi/v3/apis/GROUP/VERSION.
+  openapi_group_version,
   openapi_v2,
   /// GET /metrics: the front's counters (Prometheus text format).
   metrics,
@@ -84,6 +89,9 @@ struct route {
   std::string ns;
   /// The path's object name (get, update, patch, remove).
   std::string name;
+  /// The discovery documents' group-version ("v1", "apps/v1"; "apps" for
+  /// api_group).
+  std::string group_version;
   /// Every term of the fieldSelector.
   std::vector<field_requirement> fields;
   /// fieldSelector metadata.name=X, when given.

@@ -7,6 +7,7 @@
 
 #include <prometheus/text_serializer.h>
 
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/wire/metric_family.hpp"
 
 namespace podref::wire::detail {
@@ -96,17 +97,16 @@ std::string dry_run_label(const std::vector<std::string>& values) {
 /// kube-apiserver's label set of a request (subresource is always empty
 /// here: podref serves none).
 std::vector<prometheus::ClientMetric::Label>
-request_labels(const std::string& verb, const std::string& res,
-               request_class::scope_kind scope,
-               const std::string& dry_run = {}) {
+request_labels(const request_key& k, const std::string& dry_run = {}) {
+  const auto& [verb, group, version, res, scope] = k;
   return {{"component", "apiserver"},
           {"dry_run", dry_run},
-          {"group", ""},
+          {"group", group},
           {"resource", res},
           {"scope", scope_name(scope)},
           {"subresource", ""},
           {"verb", verb},
-          {"version", res.empty() ? "" : "v1"}};
+          {"version", version}};
 }
 
 } // namespace
@@ -122,7 +122,10 @@ request_class classify_request(std::string_view method, const route& r,
     c.verb = "APPLY";
   if (!names_resource(r.kind))
     return c;
-  c.resource_name = std::string{plural_name(r.res)};
+  const auto& row = kind_of(r.res);
+  c.group = std::string{row.group};
+  c.version = std::string{row.version};
+  c.resource_name = std::string{row.plural};
   c.dry_run = dry_run_label(r.dry_run);
   if (!r.name.empty())
     c.scope = request_class::scope_kind::resource;
@@ -141,17 +144,17 @@ request_class unrouted_request(std::string_view method) {
 
 void server_metrics::count_request(const request_class& c, int code) {
   std::lock_guard<std::mutex> guard{mtx_};
-  ++requests_[{c.verb, c.resource_name, c.scope, c.dry_run, code}];
+  ++requests_[{c.key(), c.dry_run, code}];
 }
 
 void server_metrics::watch_opened(const request_class& c) {
   std::lock_guard<std::mutex> guard{mtx_};
-  ++watches_[{c.verb, c.resource_name, c.scope}];
+  ++watches_[c.key()];
 }
 
 void server_metrics::watch_closed(const request_class& c) {
   std::lock_guard<std::mutex> guard{mtx_};
-  --watches_[{c.verb, c.resource_name, c.scope}];
+  --watches_[c.key()];
 }
 
 std::string server_metrics::text() const {
@@ -171,14 +174,13 @@ std::string server_metrics::text() const {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     for (const auto& [k, n] : requests_) {
-      auto labels = request_labels(std::get<0>(k), std::get<1>(k),
-                                   std::get<2>(k), std::get<3>(k));
-      labels.insert(labels.begin(), {"code", std::to_string(std::get<4>(k))});
+      const auto& [rk, dry_run, code] = k;
+      auto labels = request_labels(rk, dry_run);
+      labels.insert(labels.begin(), {"code", std::to_string(code)});
       wire::add_sample(out[0], static_cast<double>(n), std::move(labels));
     }
     for (const auto& [k, n] : watches_)
-      wire::add_sample(out[1], static_cast<double>(n),
-          request_labels(std::get<0>(k), std::get<1>(k), std::get<2>(k)));
+      wire::add_sample(out[1], static_cast<double>(n), request_labels(k));
   }
   auto counter = [&](const char* name, const char* help, double v) {
     out.push_back(wire::metric_family(name, help, MetricType::Counter));

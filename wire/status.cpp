@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "podref/messages/object_validation.hpp"
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/json_object.hpp"
 
@@ -48,7 +49,8 @@ json status_head(const char* status) {
 api_status failure_status(int code, const std::string& reason,
                           const std::string& message, bool with_details,
                           const std::string& details_name,
-                          const std::string& details_kind) {
+                          const std::string& details_kind,
+                          std::string_view details_group) {
   auto x = status_head("Failure");
   x["message"] = message;
   x["reason"] = reason;
@@ -56,6 +58,8 @@ api_status failure_status(int code, const std::string& reason,
     auto details = json::object();
     if (!details_name.empty())
       details["name"] = details_name;
+    if (!details_group.empty())
+      details["group"] = std::string{details_group};
     if (!details_kind.empty())
       details["kind"] = details_kind;
     x["details"] = std::move(details);
@@ -65,10 +69,11 @@ api_status failure_status(int code, const std::string& reason,
 }
 
 api_status not_found_status(resource res, const std::string& name) {
-  auto plural = std::string{plural_name(res)};
   return failure_status(404, "NotFound",
-                        plural + " \"" + name + "\" not found", true, name,
-                        plural);
+                        std::string{qualified_name(res)} + " \"" + name
+                          + "\" not found",
+                        true, name, std::string{plural_name(res)},
+                        kind_of(res).group);
 }
 
 api_status unknown_path_status() {
@@ -105,14 +110,16 @@ api_status too_large_status(std::size_t limit) {
 
 api_status invalid_status(resource res, const std::string& name,
                           const std::vector<field_problem>& problems) {
-  auto kind = std::string{kind_name(res)};
+  const auto& row = kind_of(res);
   auto x = status_head("Failure");
-  x["message"] = invalid_object_message(kind, name, problems);
+  x["message"] = invalid_object_message(row.qualified_kind, name, problems);
   x["reason"] = "Invalid";
   json details;
   if (!name.empty())
     details["name"] = name;
-  details["kind"] = kind;
+  if (!row.group.empty())
+    details["group"] = std::string{row.group};
+  details["kind"] = std::string{row.kind};
   auto causes = json::array();
   for (const auto& p : problems)
     causes.push_back(json{{"reason", cause_reason(p.problem)},
@@ -141,14 +148,17 @@ api_status too_many_requests_status(const std::string& message) {
 api_status status_of(const error_info& err, resource res,
                      const std::string& name) {
   auto plural = std::string{plural_name(res)};
+  auto group = kind_of(res).group;
   switch (err.code) {
     case errc::not_found:
-      return failure_status(404, "NotFound", err.message, true, name, plural);
+      return failure_status(404, "NotFound", err.message, true, name, plural,
+                            group);
     case errc::already_exists:
       return failure_status(409, "AlreadyExists", err.message, true, name,
-                            plural);
+                            plural, group);
     case errc::conflict:
-      return failure_status(409, "Conflict", err.message, true, name, plural);
+      return failure_status(409, "Conflict", err.message, true, name, plural,
+                            group);
     case errc::expired:
       return failure_status(410, "Expired", err.message);
     case errc::invalid_argument:
@@ -168,6 +178,8 @@ api_status delete_success_status(resource res, const std::string& name,
   auto x = status_head("Success");
   json details;
   details["name"] = name;
+  if (!kind_of(res).group.empty())
+    details["group"] = std::string{kind_of(res).group};
   details["kind"] = std::string{plural_name(res)};
   if (!uid.empty())
     details["uid"] = uid;
@@ -250,16 +262,20 @@ api_status namespace_terminating_status(resource res, const std::string& name,
                                         const std::string& ns) {
   auto plural = std::string{plural_name(res)};
   auto x = status_head("Failure");
-  x["message"] = plural + " \"" + name
+  x["message"] = std::string{qualified_name(res)} + " \"" + name
                  + "\" is forbidden: unable to create new content in namespace "
                  + ns + " because it is being terminated";
   x["reason"] = "Forbidden";
   json cause{{"reason", "NamespaceTerminating"},
              {"message", "namespace " + ns + " is being terminated"},
              {"field", "metadata.namespace"}};
-  x["details"] = json{{"name", name},
-                      {"kind", plural},
-                      {"causes", json::array({std::move(cause)})}};
+  json details;
+  details["name"] = name;
+  if (!kind_of(res).group.empty())
+    details["group"] = std::string{kind_of(res).group};
+  details["kind"] = plural;
+  details["causes"] = json::array({std::move(cause)});
+  x["details"] = std::move(details);
   x["code"] = 403;
   return {403, detail::json_text(x)};
 }

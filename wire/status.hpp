@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "podref/messages/api_object.hpp"
@@ -19,15 +20,17 @@ struct api_status {
   std::string body;
 };
 
-/// A Failure Status. `details_name`/`details_kind` fill details when
-/// `with_details` (NotFound and AlreadyExists name the resource, Invalid the
-/// Kind); without details the field is left out, as for BadRequest.
+/// A Failure Status. `details_name`/`details_group`/`details_kind` fill
+/// details when `with_details` (NotFound and AlreadyExists name the
+/// resource, Invalid the Kind; the group only beyond the core group);
+/// without details the field is left out, as for BadRequest.
 api_status failure_status(int code, const std::string& reason,
                           const std::string& message, bool with_details = false,
                           const std::string& details_name = {},
-                          const std::string& details_kind = {});
+                          const std::string& details_kind = {},
+                          std::string_view details_group = {});
 
-/// 404 `secrets "x" not found`.
+/// 404 `secrets "x" not found` (`deployments.apps "x" not found`).
 api_status not_found_status(resource res, const std::string& name);
 
 /// 404 for a path the server does not serve (empty details).
@@ -47,8 +50,9 @@ api_status unsupported_media_status(bool protobuf);
 /// 413 for a request body over `limit` bytes.
 api_status too_large_status(std::size_t limit);
 
-/// 422 `Secret "x" is invalid: PATH: PROBLEM` (several: `[P1, P2]`),
-/// details naming the Kind, with one cause per problem: its reason from
+/// 422 `Secret "x" is invalid: PATH: PROBLEM` (several: `[P1, P2]`;
+/// `Deployment.apps "x" ...` beyond the core group), details naming the
+/// Kind and its group, with one cause per problem: its reason from
 /// the problem's kind (`Required value` FieldValueRequired, `Invalid
 /// value` FieldValueInvalid, `Forbidden` FieldValueForbidden, `Too long`
 /// FieldValueTooLong, `Unsupported value` FieldValueNotSupported, ...), its

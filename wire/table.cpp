@@ -6,22 +6,21 @@
 
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
+#include "podref/wire/detail/table_kinds.hpp"
 
 namespace podref::wire {
 
 namespace {
 
 using json = nlohmann::ordered_json;
+using detail::age_doc;
+using detail::array_at;
+using detail::name_doc;
+using detail::object_at;
+using detail::table_column;
 
 // The column descriptions are the API's field documentation, as the real
 // server sends them.
-constexpr const char* name_doc
-  = "Name must be unique within a namespace. Is required when creating "
-    "resources, although some resources may allow a client to request the "
-    "generation of an appropriate name automatically. Name is primarily "
-    "intended for creation idempotence and configuration definition. Cannot "
-    "be updated. More info: "
-    "http://kubernetes.io/docs/user-guide/identifiers#names";
 constexpr const char* type_doc
   = "Used to facilitate programmatic handling of secret data. More info: "
     "https://kubernetes.io/docs/concepts/configuration/secret/#secret-types";
@@ -36,15 +35,6 @@ constexpr const char* config_data_doc
     "sequences must use the BinaryData field. The keys stored in Data must "
     "not overlap with the keys in the BinaryData field, this is enforced "
     "during validation process.";
-constexpr const char* age_doc
-  = "CreationTimestamp is a timestamp representing the server time when this "
-    "object was created. It is not guaranteed to be set in happens-before "
-    "order across separate operations. Clients may not set this value. It is "
-    "represented in RFC3339 form and is in UTC.\n\nPopulated by the system. "
-    "Read-only. Null for lists. More info: "
-    "https://git.k8s.io/community/contributors/devel/sig-architecture/"
-    "api-conventions.md#metadata";
-
 constexpr const char* node_address_doc
   = "List of addresses reachable to the node. Queried from cloud provider, if "
     "available. More info: "
@@ -58,40 +48,28 @@ constexpr const char* node_address_doc
     "inherit a Node's address in its own status or consumers of the "
     "downward API (status.hostIP).";
 
-/// `priority` 1: a column kubectl shows only with -o wide.
-json column(const char* name, const char* format, const char* doc,
-            int priority = 0) {
-  json x;
-  x["name"] = name;
-  x["type"] = "string";
-  x["format"] = format;
-  x["description"] = doc;
-  x["priority"] = priority;
-  return x;
-}
-
 void pod_columns(json& xs) {
-  xs.push_back(column("Ready", "",
+  xs.push_back(table_column("Ready", "",
                       "The aggregate readiness state of this pod for "
                       "accepting traffic."));
-  xs.push_back(column("Status", "",
+  xs.push_back(table_column("Status", "",
                       "The aggregate status of the containers in this pod."));
-  xs.push_back(column("Restarts", "",
+  xs.push_back(table_column("Restarts", "",
                       "The number of times the containers in this pod have "
                       "been restarted and when the last container in this "
                       "pod has restarted."));
-  xs.push_back(column("Age", "", age_doc));
-  xs.push_back(column("IP", "",
+  xs.push_back(table_column("Age", "", age_doc));
+  xs.push_back(table_column("IP", "",
                       "IP address allocated to the pod. Routable at least "
                       "within the cluster. Empty if not yet allocated.",
                       1));
-  xs.push_back(column(
+  xs.push_back(table_column(
     "Node", "",
     "NodeName is a request to schedule this pod onto a specific node. If it "
     "is non-empty, the scheduler simply schedules this pod onto that node, "
     "assuming that it fits resource requirements.",
     1));
-  xs.push_back(column(
+  xs.push_back(table_column(
     "Nominated Node", "",
     "nominatedNodeName is set only when this pod preempts other pods on the "
     "node, but it cannot be scheduled right away as preemption victims "
@@ -103,7 +81,7 @@ void pod_columns(json& xs) {
     "this field may be different than PodSpec.nodeName when the pod is "
     "scheduled.",
     1));
-  xs.push_back(column(
+  xs.push_back(table_column(
     "Readiness Gates", "",
     "If specified, all readiness gates will be evaluated for pod readiness. A "
     "pod is ready when all its containers are ready AND all conditions "
@@ -114,21 +92,21 @@ void pod_columns(json& xs) {
 }
 
 void node_columns(json& xs) {
-  xs.push_back(column("Status", "", "The status of the node"));
-  xs.push_back(column("Roles", "", "The roles of the node"));
-  xs.push_back(column("Age", "", age_doc));
-  xs.push_back(column("Version", "", "Kubelet Version reported by the node."));
-  xs.push_back(column("Internal-IP", "", node_address_doc, 1));
-  xs.push_back(column("External-IP", "", node_address_doc, 1));
-  xs.push_back(column("OS-Image", "",
+  xs.push_back(table_column("Status", "", "The status of the node"));
+  xs.push_back(table_column("Roles", "", "The roles of the node"));
+  xs.push_back(table_column("Age", "", age_doc));
+  xs.push_back(table_column("Version", "", "Kubelet Version reported by the node."));
+  xs.push_back(table_column("Internal-IP", "", node_address_doc, 1));
+  xs.push_back(table_column("External-IP", "", node_address_doc, 1));
+  xs.push_back(table_column("OS-Image", "",
                       "OS Image reported by the node from /etc/os-release "
                       "(e.g. Debian GNU/Linux 7 (wheezy)).",
                       1));
-  xs.push_back(column("Kernel-Version", "",
+  xs.push_back(table_column("Kernel-Version", "",
                       "Kernel Version reported by the node from 'uname -r' "
                       "(e.g. 3.16.0-0.bpo.4-amd64).",
                       1));
-  xs.push_back(column("Container-Runtime", "",
+  xs.push_back(table_column("Container-Runtime", "",
                       "ContainerRuntime Version reported by the node through "
                       "runtime remote API (e.g. containerd://1.4.2).",
                       1));
@@ -136,16 +114,16 @@ void node_columns(json& xs) {
 
 json columns(resource res) {
   auto xs = json::array();
-  xs.push_back(column("Name", "name", name_doc));
+  xs.push_back(table_column("Name", "name", name_doc));
   switch (res) {
     case resource::secrets:
-      xs.push_back(column("Type", "", type_doc));
-      xs.push_back(column("Data", "", secret_data_doc));
-      xs.push_back(column("Age", "", age_doc));
+      xs.push_back(table_column("Type", "", type_doc));
+      xs.push_back(table_column("Data", "", secret_data_doc));
+      xs.push_back(table_column("Age", "", age_doc));
       break;
     case resource::config_maps:
-      xs.push_back(column("Data", "", config_data_doc));
-      xs.push_back(column("Age", "", age_doc));
+      xs.push_back(table_column("Data", "", config_data_doc));
+      xs.push_back(table_column("Age", "", age_doc));
       break;
     case resource::pods:
       pod_columns(xs);
@@ -154,8 +132,11 @@ json columns(resource res) {
       node_columns(xs);
       break;
     case resource::namespaces:
-      xs.push_back(column("Status", "", "The status of the namespace"));
-      xs.push_back(column("Age", "", age_doc));
+      xs.push_back(table_column("Status", "", "The status of the namespace"));
+      xs.push_back(table_column("Age", "", age_doc));
+      break;
+    default:
+      detail::append_kind_columns(res, xs);
       break;
   }
   return xs;
@@ -163,23 +144,6 @@ json columns(resource res) {
 
 std::string or_none(std::string x, const char* none = "<none>") {
   return x.empty() ? none : x;
-}
-
-/// The array at `key` of object `x`, or an empty one.
-const json& array_at(const json& x, const char* key) {
-  static const json empty = json::array();
-  if (!x.is_object())
-    return empty;
-  auto i = x.find(key);
-  return i != x.end() && i->is_array() ? *i : empty;
-}
-
-const json& object_at(const json& x, const char* key) {
-  static const json empty = json::object();
-  if (!x.is_object())
-    return empty;
-  auto i = x.find(key);
-  return i != x.end() && i->is_object() ? *i : empty;
 }
 
 /// Ready, Status, Restarts (before Age) and the wide cells (after it), as
@@ -282,6 +246,7 @@ bool parse_timestamp(const std::string& text,
 json row(const api_object& obj, std::chrono::system_clock::time_point now) {
   auto cells = json::array();
   auto after = json::array();
+  bool with_age = true;
   cells.push_back(obj.meta().name);
   if (auto s = obj.as_secret()) {
     cells.push_back(s->type);
@@ -292,15 +257,15 @@ json row(const api_object& obj, std::chrono::system_clock::time_point now) {
     pod_cells(obj, cells, after);
   } else if (obj.kind() == resource::nodes) {
     node_cells(obj, cells, after);
-  } else {
+  } else if (!detail::kind_cells(obj, cells, after, with_age)) {
     cells.push_back(
       detail::string_at(detail::opaque_fields(obj), {"status", "phase"}));
   }
   std::chrono::system_clock::time_point created;
-  if (parse_timestamp(obj.meta().creation_timestamp, created))
-    cells.push_back(short_age(now - created));
-  else
-    cells.push_back("<unknown>");
+  if (with_age)
+    cells.push_back(parse_timestamp(obj.meta().creation_timestamp, created)
+                      ? short_age(now - created)
+                      : std::string{"<unknown>"});
   for (auto& x : after)
     cells.push_back(std::move(x));
   json partial;

@@ -4,8 +4,12 @@
 // (Name, Data, Age), Pods (Name, Ready, Status, Restarts, Age; wide: IP,
 // Node, Nominated Node, Readiness Gates), Nodes (Name, Status, Roles, Age,
 // Version; wide: Internal-IP, External-IP, OS-Image, Kernel-Version,
-// Container-Runtime) and Namespaces (Name, Status, Age), one row per object
-// with its PartialObjectMetadata (includeObject's default, Metadata).
+// Container-Runtime), Namespaces (Name, Status, Age), ServiceAccounts
+// (Name, Secrets, Age), Deployments (Name, Ready, Up-to-date, Available,
+// Age; wide: Containers, Images, Selector), ClusterRoles (Name, Created At)
+// and ClusterRoleBindings (Name, Role, Age; wide: Users, Groups,
+// ServiceAccounts), one row per object with its PartialObjectMetadata
+// (includeObject's default, Metadata).
 #pragma once
 
 #include <chrono>

@@ -137,7 +137,7 @@ void store_created(caf::event_based_actor* self,
     }
     done(reply_of(status_of(
       {errc::already_exists,
-       std::string{plural_name(res)} + " \"" + name + "\" already exists"},
+       std::string{qualified_name(res)} + " \"" + name + "\" already exists"},
       res, name)));
   };
   if (call.write.dry_run) {

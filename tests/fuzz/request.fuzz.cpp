@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "podref/messages/resource_kinds.hpp"
 #include "podref/wire/authn.hpp"
 #include "podref/wire/codec.hpp"
 #include "podref/wire/detail/request_dispatch.hpp"
@@ -75,15 +77,19 @@ const api_object& stored(resource res) {
       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"s1","namespace":"ns1","finalizers":["f"]},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i","env":[{"name":"E","valueFrom":{"secretKeyRef":{"name":"s","key":"k"}}}]}],"volumes":[{"name":"v","secret":{"secretName":"s"}}]}})",
       R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"s1"},"spec":{}})",
       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"s1"}})",
+      R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"s1","namespace":"ns1"}})",
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"s1","namespace":"ns1"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})",
+      R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"s1"},"rules":[]})",
+      R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"s1"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"r"}})",
     };
-    const resource kinds[] = {resource::secrets, resource::config_maps,
-                              resource::pods, resource::nodes,
-                              resource::namespaces};
+    // One body per kind, in the order of resource_kinds().
+    static_assert(std::size(bodies) == resource_count);
     std::vector<api_object> out;
-    for (std::size_t i = 0; i < 5; ++i) {
-      auto ns = is_namespaced(kinds[i]) ? std::string{"ns1"} : std::string{};
-      auto d = wire::decode_request_body(kinds[i], "application/json",
-                                         bodies[i], ns, "s1");
+    for (std::size_t i = 0; i < resource_count; ++i) {
+      auto res = resource_kinds()[i].res;
+      auto ns = is_namespaced(res) ? std::string{"ns1"} : std::string{};
+      auto d = wire::decode_request_body(res, "application/json", bodies[i],
+                                         ns, "s1");
       if (d.failure)
         fail("seed object", d.failure->body);
       out.push_back(d.object);
@@ -112,7 +118,7 @@ void check_object(const api_object& obj) {
   auto doc = json::parse(text, nullptr, false);
   if (!doc.is_object())
     fail("an object encodes to no JSON object", text);
-  if (doc.value("kind", "") != wire::kind_name(obj.kind()))
+  if (doc.value("kind", "") != kind_name(obj.kind()))
     fail("an encoded object names another kind", text);
 }
 

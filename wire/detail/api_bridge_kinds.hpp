@@ -33,8 +33,8 @@ void send_pod_delete(caf::event_based_actor* self,
                      caf::timespan timeout, reply_function done);
 
 /// DELETE of a namespace: default, kube-system and kube-public are refused
-/// (403); another goes Terminating (MODIFIED, the answer), then its
-/// Secrets, ConfigMaps and Pods are removed and then the namespace
+/// (403); another goes Terminating (MODIFIED, the answer), then the objects
+/// of every namespaced kind in it are removed and then the namespace
 /// (DELETED), as the namespace controller would.
 void send_namespace_delete(caf::event_based_actor* self,
                            const memory_api_server_actor& server,

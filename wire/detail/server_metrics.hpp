@@ -1,5 +1,6 @@
 // What the HTTP front counts for GET /metrics (Prometheus text format):
-// requests by verb, resource, scope and code under kube-apiserver's
+// requests by verb, group, version, resource, scope and code under
+// kube-apiserver's
 // apiserver_request_total, open watches under its
 // apiserver_longrunning_requests, and podref's own operational figures
 // (watch events, connections, HTTP/2 streams, refusals at each bound).
@@ -15,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "podref/wire/router.hpp"
 
@@ -22,11 +24,16 @@ namespace podref::wire::detail {
 
 /// The labels a request is counted under, as kube-apiserver's
 /// RequestInfo gives them: verb GET, LIST, WATCH, POST, PUT, PATCH or
-/// DELETE; the resource (none for a path that is not one); the scope
-/// (resource, namespace, cluster; none for other paths).
+/// DELETE; the resource with its API group and version (none for a path
+/// that is not one; the core group is ""); the scope (resource, namespace,
+/// cluster; none for other paths).
 struct request_class {
   enum class scope_kind : std::uint8_t { none, resource, ns, cluster };
   std::string verb;
+  /// "apps", "" for the core group (messages/resource_kinds.hpp).
+  std::string group;
+  /// "v1"; empty for a path that is not a resource.
+  std::string version;
   /// Empty for a path that is not a resource (discovery, health, ...).
   std::string resource_name;
   scope_kind scope = scope_kind::none;
@@ -36,9 +43,13 @@ struct request_class {
   std::string dry_run;
 
   auto key() const {
-    return std::tie(verb, resource_name, scope);
+    return std::tie(verb, group, version, resource_name, scope);
   }
 };
+
+/// A request's labels but its code: verb, group, version, resource, scope.
+using request_key = std::tuple<std::string, std::string, std::string,
+                               std::string, request_class::scope_kind>;
 
 /// The Content-Type of the exposition.
 inline constexpr const char* metrics_content_type
@@ -100,16 +111,15 @@ public:
   std::string text() const;
 
 private:
-  using key = std::tuple<std::string, std::string, request_class::scope_kind>;
+  using key = request_key;
 
   static std::size_t index(protocol p) noexcept {
     return static_cast<std::size_t>(p);
   }
 
   mutable std::mutex mtx_;
-  std::map<std::tuple<std::string, std::string, request_class::scope_kind,
-                      std::string, int>,
-           std::uint64_t>
+  /// (request, dry_run label, code) -> count.
+  std::map<std::tuple<key, std::string, int>, std::uint64_t>
     requests_;                             // guarded by mtx_
   std::map<key, std::int64_t> watches_;    // guarded by mtx_
   std::atomic<std::uint64_t> events_{0};
