@@ -24,17 +24,33 @@
 using namespace podref;
 using podref::test::eventually;
 
-TEST_CASE("many clients share one I/O loop, each on its own connection") {
+namespace {
+
+/// A server holding default/s1, a loop, and client options on that loop.
+struct loop_fixture {
   podref::test::http_test_server srv;
-  REQUIRE(srv.api.create(podref::test::make_secret("default", "s1")));
-  auto started = wire::io_loop::start();
-  REQUIRE(started);
-  auto loop = std::move(started).value();
+  std::shared_ptr<wire::io_loop> loop;
   wire::client_config cfg;
-  cfg.server = "http://127.0.0.1:" + std::to_string(srv.port());
-  cfg.origin = "test";
   wire::http_client_options opts;
-  opts.loop = loop;
+
+  loop_fixture() {
+    REQUIRE(srv.api.create(podref::test::make_secret("default", "s1")));
+    auto started = wire::io_loop::start();
+    REQUIRE(started);
+    loop = std::move(started).value();
+    cfg.server = "http://127.0.0.1:" + std::to_string(srv.port());
+    cfg.origin = "test";
+    opts.loop = loop;
+  }
+};
+
+} // namespace
+
+TEST_CASE("many clients share one I/O loop, each on its own connection") {
+  loop_fixture f;
+  auto& loop = f.loop;
+  auto& cfg = f.cfg;
+  auto& opts = f.opts;
   opts.plain_http = wire::plain_http_mode::h2_prior_knowledge;
   constexpr int n = 40;
   std::vector<std::unique_ptr<wire::http_client>> clients;
@@ -84,16 +100,10 @@ TEST_CASE("many clients share one I/O loop, each on its own connection") {
 TEST_CASE("a client released in its own handler is detached and freed by "
           "the loop, not deadlocked on it") {
   // As a node agent whose last reference a DELETE's reply held.
-  podref::test::http_test_server srv;
-  REQUIRE(srv.api.create(podref::test::make_secret("default", "s1")));
-  auto started = wire::io_loop::start();
-  REQUIRE(started);
-  auto loop = std::move(started).value();
-  wire::client_config cfg;
-  cfg.server = "http://127.0.0.1:" + std::to_string(srv.port());
-  cfg.origin = "test";
-  wire::http_client_options opts;
-  opts.loop = loop;
+  loop_fixture f;
+  auto& loop = f.loop;
+  auto& cfg = f.cfg;
+  auto& opts = f.opts;
   auto made = wire::http_client::start(cfg, opts);
   REQUIRE(made);
   auto client = std::shared_ptr<wire::http_client>{std::move(made).value()};
