@@ -177,9 +177,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   }
   const wire::http_server_options limits;
   boost::beast::flat_buffer buffer;
-  auto in = buffer.prepare(size - 1);
-  std::memcpy(in.data(), data + 1, size - 1);
-  buffer.commit(size - 1);
+  if (size > 1) { // no copy into an empty buffer's null data()
+    auto in = buffer.prepare(size - 1);
+    std::memcpy(in.data(), data + 1, size - 1);
+    buffer.commit(size - 1);
+  }
   // Requests one after another, as on a keep-alive connection.
   for (int n = 0; n < 8 && buffer.size() > 0; ++n) {
     http::request_parser<http::string_body> parser;
