@@ -87,7 +87,7 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
 
   void drain() {
     std::deque<wire::pod_event> batch;
-    std::deque<std::function<void()>> todo;
+    std::deque<std::function<void()>> taken_tasks;
     {
       std::lock_guard<std::mutex> guard{mtx};
       if (stopping) {
@@ -97,9 +97,9 @@ struct node_agent::impl : std::enable_shared_from_this<impl> {
       }
       running = true;
       batch.swap(queue);
-      todo.swap(tasks);
+      taken_tasks.swap(tasks);
     }
-    for (auto& f : todo)
+    for (auto& f : taken_tasks)
       f();
     apply_batch(batch);
     std::lock_guard<std::mutex> guard{mtx};
