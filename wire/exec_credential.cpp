@@ -154,7 +154,7 @@ result<exec_credential> decode_exec_credential(const std::string& output,
   auto doc = json::parse(output, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     return fail("its output is not a JSON object");
-  auto text = [&doc](const json& at, const char* key) -> const std::string* {
+  auto text = [](const json& at, const char* key) -> const std::string* {
     auto i = at.find(key);
     return i != at.end() && i->is_string() ? &i->get_ref<const std::string&>()
                                            : nullptr;

@@ -321,12 +321,12 @@ caf::behavior wire_source(source_actor* self,
     return id;
   };
   return {
-    [self, start_call](caf::get_atom, resource res, std::string& ns,
-                       std::string& name, std::string& rv) {
+    [start_call](caf::get_atom, resource res, std::string& ns,
+                 std::string& name, std::string& rv) {
       return start_call(call_kind::get, res, ns, name, rv);
     },
-    [self, start_call](list_atom, resource res, std::string& ns,
-                       std::string& name, std::string& rv) {
+    [start_call](list_atom, resource res, std::string& ns,
+                 std::string& name, std::string& rv) {
       return start_call(call_kind::list, res, ns, name, rv);
     },
     [start_watch](watch_atom, resource res, std::string& ns,

@@ -130,7 +130,8 @@ void serve(const http::request<http::string_body>& req,
     view(req[http::field::accept]),
     view(req[http::field::content_type]),
     view(req[http::field::authorization]),
-    req.body()};
+    req.body(),
+    view(req[http::field::user_agent])};
   auto d = wire::detail::dispatch_request(view_of_req, "127.0.0.1:6443",
                                           policy, nullptr, true);
   if (d.reply) {
