@@ -322,13 +322,14 @@ bool measure(const options& o, std::size_t k, const std::string& url) {
     };
     std::printf(
       "K=%zu objects %zu: watches held %llu, requests to sync %llu (%llu "
-      "bytes; not 200: %s), synced %.0f ms, watching %.0f ms, client RSS %.2f KB/object, "
+      "bytes; not 200: %s; connections %llu), synced %.0f ms, watching %.0f ms, client RSS %.2f KB/object, "
       "unreferenced events: %llu with the lists, %llu for %zu writes (%llu "
       "bytes)\n",
       k, total, static_cast<unsigned long long>(sync_stats.open_streams),
       static_cast<unsigned long long>(requests_made(sync_stats)),
       static_cast<unsigned long long>(sync_stats.bytes_received),
-      other_replies(sync_stats).c_str(), ms(synced),
+      other_replies(sync_stats).c_str(),
+      static_cast<unsigned long long>(sync_stats.connects), ms(synced),
       ms(watching),
       static_cast<double>(rss1 > rss0 ? rss1 - rss0 : 0) / 1024.0
         / static_cast<double>(total),

@@ -519,41 +519,70 @@ TEST_CASE("wire_ more than 250 watches over TLS open a second connection") {
   cl.reset();
 }
 
+/// The HTTP front on plain HTTP (h2c) with `max_streams` per connection,
+/// and a cluster on it speaking HTTP/2 with prior knowledge and the same
+/// limit, without the client-side rate limit (its requests come in bursts).
+struct h2c_front {
+  runtime rt;
+  api_server api{rt};
+  std::unique_ptr<wire::http_server> front;
+  std::unique_ptr<cluster> cl;
+
+  explicit h2c_front(std::size_t max_streams) {
+    wire::http_server_options sopts;
+    sopts.max_streams = max_streams;
+    sopts.max_watches = 10000;
+    auto started = wire::http_server::start(rt.system(), api.current_actor(),
+                                            sopts);
+    REQUIRE(started);
+    front = std::move(started).value();
+    wire::client_config cfg;
+    cfg.server = front->url();
+    cfg.origin = "test";
+    cluster_options opts;
+    opts.http.plain_http = wire::plain_http_mode::h2_prior_knowledge;
+    opts.http.max_streams_per_connection = max_streams;
+    opts.source.qps = 0;
+    cl = connect(rt, cfg, opts);
+  }
+
+  ~h2c_front() {
+    cl.reset();
+    front->stop();
+  }
+
+  /// Syncs and follows `secrets` with a watch each; checks that every
+  /// request went over HTTP/2 on `connections` connections at most.
+  void watch_all(const std::vector<std::string>& secrets,
+                 std::uint64_t connections) {
+    secret_manager mgr{rt, *cl, watching()};
+    sync_and_update(api, mgr, secrets);
+    REQUIRE(eventually([&] {
+      return cl->stats().open_streams == secrets.size();
+    }));
+    auto st = cl->stats();
+    INFO("connects " << st.connects);
+    CHECK(st.connects <= connections);
+    CHECK(st.http2_responses == 2 * secrets.size());
+    CHECK(requests_with(st, "GET 200") == secrets.size());
+    auto n = counts_of(api);
+    CHECK(n.lists == secrets.size());
+    CHECK(n.watches == secrets.size());
+  }
+};
+
 TEST_CASE("wire_ h2c watches beyond a connection's streams open more "
           "connections, one at a time") {
   // Both limits cut to 16 to keep this cheap: 40 watches need three
   // connections; a burst of transfers past a full connection dials one
   // more, not one each.
-  runtime rt;
-  api_server api{rt};
-  wire::http_server_options sopts;
-  sopts.max_streams = 16;
-  auto started = wire::http_server::start(rt.system(), api.current_actor(),
-                                          sopts);
-  REQUIRE(started);
-  auto front = std::move(started).value();
-  wire::client_config cfg;
-  cfg.server = front->url();
-  cfg.origin = "test";
-  cluster_options opts;
-  opts.http.plain_http = wire::plain_http_mode::h2_prior_knowledge;
-  opts.http.max_streams_per_connection = 16;
-  auto cl = connect(rt, cfg, opts);
-  const auto secrets = names("s", 40);
-  {
-    secret_manager mgr{rt, *cl, watching()};
-    sync_and_update(api, mgr, secrets);
-    REQUIRE(eventually([&] { return cl->stats().open_streams == 40; }));
-    auto st = cl->stats();
-    INFO("connects " << st.connects);
-    CHECK(st.connects >= 3);
-    CHECK(st.connects <= 4);
-    CHECK(st.http2_responses == 80);
-    CHECK(requests_with(st, "GET 200") == 40);
-    auto n = counts_of(api);
-    CHECK(n.lists == 40);
-    CHECK(n.watches == 40);
-  }
-  cl.reset();
-  front->stop();
+  h2c_front f{16};
+  f.watch_all(names("s", 40), 4);
+  CHECK(f.cl->stats().connects >= 3);
+}
+
+TEST_CASE("wire_ h2c: 260 watches at the default 250 streams take two "
+          "connections") {
+  h2c_front f{250};
+  f.watch_all(names("s", 260), 2);
 }

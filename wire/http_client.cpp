@@ -159,9 +159,13 @@ struct http_client::impl final : detail::loop_client {
   // dials N times. So the I/O thread admits transfers itself: one past the
   // capacity of the connections that are up becomes an *opener* (a fresh
   // connection), and the rest wait in `deferred` until that connection is
-  // up (established, its request about to go) or a stream ends. Capacity counts
-  // max_streams_per_connection per connection; a server whose limit is
-  // lower makes curl open more connections beyond these.
+  // up or a stream ends. Up means the opener's response began, not merely
+  // the connection established: until the server's SETTINGS arrive curl
+  // assumes 100 streams, and the transfers admitted past those opened
+  // connections of their own (with h2c below, HTTP/1.1 ones: 10k watches
+  // opened at once made ~2000 connections the server's bound refused).
+  // Capacity counts max_streams_per_connection per connection; a server
+  // whose limit is lower makes curl open more connections beyond these.
   //
   // h2c on libcurl < 8.0.0 (curl #10634, Debian 12's 7.88.1): a transfer
   // asking for prior knowledge on a connection it reuses stacks a second
@@ -288,6 +292,9 @@ struct http_client::impl final : detail::loop_client {
     std::string_view line{data, size * n};
     if (starts_with_nocase(line, "HTTP/")) {
       t->res.retry_after.clear(); // a new response (after a 100 Continue)
+      // A response on an opener's connection: the server's SETTINGS came
+      // before it, so curl now knows the connection's stream limit.
+      t->owner->opener_settled(*t);
     } else if (starts_with_nocase(line, "retry-after:")) {
       t->res.retry_after = trim(line.substr(12));
     } else if (line == "\r\n" || line == "\n") {
@@ -327,14 +334,6 @@ struct http_client::impl final : detail::loop_client {
       t->owner->opener_fds[fd] = true;
     }
     return fd;
-  }
-
-  /// The connection is established (TLS and ALPN done), the request is
-  /// about to go: an opener's connection is up.
-  static int on_prereq(void* user, char*, char*, int, int) {
-    auto* t = static_cast<transfer*>(user);
-    t->owner->opener_settled(*t);
-    return CURL_PREREQFUNC_OK;
   }
 
   /// Curl closes a socket (a connection may outlive the transfer that
@@ -477,8 +476,6 @@ struct http_client::impl final : detail::loop_client {
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get());
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &impl::on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
-    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &impl::on_prereq);
-    curl_easy_setopt(e, CURLOPT_PREREQDATA, t.get());
     // With an exec plugin, its credential is the only one sent.
     std::shared_ptr<const exec_credential> cred;
     if (exec) {
