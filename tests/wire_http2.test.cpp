@@ -9,12 +9,14 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -348,6 +350,34 @@ TEST_CASE("h2c: 300 watches on one connection: 250 open, the rest refused; "
   CHECK(s.watches_become(0));
   // The connection still serves.
   CHECK(c.call("GET", "/healthz").status == 200);
+}
+
+TEST_CASE("h2c: a client that cancels its watches by the thousand keeps "
+          "its connection") {
+  // nghttp2's own guard would send GOAWAY (INTERNAL_ERROR) past 1000
+  // resets refilled at 33 a second; a kubelet-like client cancels that
+  // many in an update storm or a drain, and lost its connections.
+  server_fixture s;
+  h2_client c{s.port()};
+  for (int round = 0; round < 8; ++round) {
+    std::vector<std::int32_t> ids;
+    for (int i = 0; i < 200; ++i)
+      ids.push_back(c.submit("GET", cms + "?watch=true"));
+    REQUIRE(c.pump([&] {
+      for (auto id : ids)
+        if (c.streams[id].status != 200)
+          return false;
+      return true;
+    }));
+    for (auto id : ids)
+      nghttp2_submit_rst_stream(c.session, NGHTTP2_FLAG_NONE, id,
+                                NGHTTP2_CANCEL);
+    c.send_pending();
+    REQUIRE(s.watches_become(0));
+  }
+  // 1600 resets in a few seconds: the connection still serves.
+  CHECK(c.call("GET", "/healthz").status == 200);
+  CHECK_FALSE(c.eof);
 }
 
 TEST_CASE("h2c: a watch whose client does not open its window ends at the "

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -161,7 +162,21 @@ public:
     nghttp2_session_callbacks_set_on_frame_send_callback(cbs, &on_frame_send);
     nghttp2_session_callbacks_set_on_stream_close_callback(cbs,
                                                            &on_stream_close);
-    nghttp2_session_server_new(&session_, cbs, this);
+    // nghttp2 tears a connection down (GOAWAY INTERNAL_ERROR) past 1000
+    // RST_STREAMs from the client, refilled at 33 a second (its rapid
+    // reset guard). A kubelet-like client cancels watches by the hundred
+    // (an update storm, a node draining): 8000 watches through an update
+    // of every object lost connections that way, and their streams dialled
+    // thousands of new ones. Here a client may reset every stream it can
+    // hold once a second, eight times in a burst; what open streams cost
+    // stays bounded by max_streams and max_watches.
+    nghttp2_option* opt = nullptr;
+    nghttp2_option_new(&opt);
+    auto streams = static_cast<std::uint64_t>(core_->options.max_streams);
+    nghttp2_option_set_stream_reset_rate_limit(
+      opt, std::max<std::uint64_t>(1000, 8 * streams), streams);
+    nghttp2_session_server_new2(&session_, cbs, this, opt);
+    nghttp2_option_del(opt);
     nghttp2_session_callbacks_del(cbs);
   }
 
