@@ -162,16 +162,16 @@ struct io_loop::state {
     return static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 1000));
   }
 
+  /// The record of `c`, null once it is forgotten.
+  client_rec* record_of(detail::loop_client* c) {
+    std::lock_guard<std::mutex> guard{mtx};
+    auto i = clients.find(c);
+    return i != clients.end() ? i->second.get() : nullptr;
+  }
+
   /// Forgets `c` after its on_detach (loop thread, top of a round).
   void detach_now(detail::loop_client* c) {
-    client_rec* rec = nullptr;
-    {
-      std::lock_guard<std::mutex> guard{mtx};
-      auto i = clients.find(c);
-      if (i != clients.end())
-        rec = i->second.get();
-    }
-    if (rec != nullptr) {
+    if (auto* rec = record_of(c)) {
       rec->client->on_detach();
       if (rec->deadline)
         timers.erase({*rec->deadline, rec});
@@ -211,14 +211,7 @@ struct io_loop::state {
     for (auto& f : later)
       f(); // may detach (at once: this is the top of the round)
     for (auto* c : woken) {
-      client_rec* rec = nullptr;
-      {
-        std::lock_guard<std::mutex> guard{mtx};
-        auto i = clients.find(c);
-        if (i != clients.end())
-          rec = i->second.get();
-      }
-      if (rec != nullptr) {
+      if (auto* rec = record_of(c)) {
         rec->client->on_queued();
         mark(rec);
       }
