@@ -23,6 +23,11 @@ void http_server::impl::accept_next() {
       if (ec == net::error::operation_aborted || !self->acceptor.is_open())
         return;
       if (!ec) {
+        // Every reply is written whole (a frame batch, a TLS flight): Nagle
+        // would hold the next small write until the peer's delayed ACK (40
+        // ms per TLS handshake and per watch opened on a new connection).
+        error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
         std::shared_ptr<detail::served_connection> c;
         {
           std::lock_guard<std::mutex> guard{self->mtx};
