@@ -528,7 +528,8 @@ struct h2c_front {
   std::unique_ptr<wire::http_server> front;
   std::unique_ptr<cluster> cl;
 
-  explicit h2c_front(std::size_t max_streams) {
+  explicit h2c_front(std::size_t max_streams,
+                     std::size_t connections_per_handle = 16) {
     wire::http_server_options sopts;
     sopts.max_streams = max_streams;
     sopts.max_watches = 10000;
@@ -542,6 +543,7 @@ struct h2c_front {
     cluster_options opts;
     opts.http.plain_http = wire::plain_http_mode::h2_prior_knowledge;
     opts.http.max_streams_per_connection = max_streams;
+    opts.http.connections_per_handle = connections_per_handle;
     opts.source.qps = 0;
     cl = connect(rt, cfg, opts);
   }
@@ -571,14 +573,45 @@ struct h2c_front {
   }
 };
 
-TEST_CASE("wire_ h2c watches beyond a connection's streams open more "
-          "connections, one at a time") {
+TEST_CASE("wire_ h2c watches beyond a connection's streams open the "
+          "connections they need, not one each") {
   // Both limits cut to 16 to keep this cheap: 40 watches need three
   // connections; a burst of transfers past a full connection dials one
-  // more, not one each.
+  // more, not one each (side by side, each on a libcurl handle of its own).
   h2c_front f{16};
   f.watch_all(names("s", 40), 4);
-  CHECK(f.cl->stats().connects >= 3);
+  auto st = f.cl->client()->stats();
+  CHECK(st.connects >= 3);
+  CHECK(st.multi_handles <= st.connects);
+}
+
+TEST_CASE("wire_ h2c connections past a handle's share go to another "
+          "libcurl handle, and every watch follows") {
+  // 4 streams per connection, 2 connections per handle; watches added one
+  // at a time (no burst): the first handle opens its two connections, then
+  // the next handle its two, ... 20 watches: 5 connections on 3 handles.
+  h2c_front f{4, 2};
+  const auto secrets = names("s", 20);
+  for (const auto& n : secrets)
+    REQUIRE(f.api.create(make_secret("default", n, {{"k", "v1"}})));
+  secret_manager mgr{f.rt, *f.cl, watching()};
+  for (std::size_t i = 0; i < secrets.size(); ++i) {
+    REQUIRE(mgr.register_pod_and_wait(
+      pod_with_secrets("default", "p" + std::to_string(i),
+                       "uid-" + std::to_string(i), {secrets[i]}, {})));
+    REQUIRE(eventually([&] { return f.cl->stats().open_streams == i + 1; }));
+  }
+  auto st = f.cl->client()->stats();
+  CHECK(st.connects == 5);
+  CHECK(st.multi_handles == 3);
+  for (const auto& n : secrets)
+    REQUIRE(f.api.update(make_secret("default", n, {{"k", "v2"}})));
+  CHECK(eventually([&] {
+    for (const auto& n : secrets)
+      if (value_of(mgr, n) != "v2")
+        return false;
+    return true;
+  }));
 }
 
 TEST_CASE("wire_ h2c: 260 watches at the default 250 streams take two "

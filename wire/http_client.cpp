@@ -84,7 +84,9 @@ std::optional<https_url> split_https(std::string_view url) {
 
 } // namespace
 
-struct http_client::impl final : detail::loop_client {
+struct http_client::impl {
+  struct shard;
+
   struct transfer {
     request_id id = 0;
     CURL* easy = nullptr;
@@ -94,17 +96,20 @@ struct http_client::impl final : detail::loop_client {
     std::size_t max_body = 0;
     bool counted_stream = false;
     bool counted_response = false;
-    /// Multiplexed (HTTP/2): counted in mux_transfers once started.
+    /// Multiplexed (HTTP/2): counted in its shard's mux_transfers once
+    /// started.
     bool mux = false;
-    /// Opens a connection of its own (see admit()); its socket.
+    /// Opens a connection of its own (see shard::admit()); its socket.
     bool opener = false;
     int opened_fd = -1;
-    /// Waiting in `deferred` for room on a connection.
+    /// Waiting in its shard's `deferred` for room on a connection.
     bool deferred = false;
     std::string refused; // why a write callback stopped the transfer
     // curl's detail of a failure ("SSL certificate problem: ...").
     char detail[CURL_ERROR_SIZE] = {};
     impl* owner = nullptr;
+    /// The multi handle the transfer runs on.
+    shard* home = nullptr;
     std::string method = "GET";
     std::string body; // sent by POST (libcurl reads it in place)
     /// The exec plugin's run whose credential this carries (0: none).
@@ -130,7 +135,6 @@ struct http_client::impl final : detail::loop_client {
 
   client_config config;
   http_client_options options;
-  CURLM* multi = nullptr;
   /// Set while attached to the loop.
   std::shared_ptr<io_loop> loop;
   std::atomic<request_id> next_id{1};
@@ -140,8 +144,13 @@ struct http_client::impl final : detail::loop_client {
   std::vector<queued_request> to_add;
   std::vector<request_id> to_cancel;
 
+  // The multi handles (see shard). The first is made by start() and takes
+  // the queue's wake-ups (`front`, never moved: any thread wakes it); the
+  // I/O thread adds more as connections fill them.
+  std::vector<std::unique_ptr<shard>> shards;
+  shard* front = nullptr;
+
   // I/O thread only.
-  std::unordered_map<request_id, std::unique_ptr<transfer>> transfers;
   std::string token;
   std::chrono::steady_clock::time_point token_read_at{};
   bool token_stale = true;
@@ -152,37 +161,12 @@ struct http_client::impl final : detail::loop_client {
   std::string url_base;
   curl_slist* connect_to = nullptr;
   std::string host_header;
-
-  // Connections for HTTP/2 (https, h2c). libcurl opens a connection for
-  // every transfer that finds the others full, even when one just opened
-  // will have room: a burst of N transfers past a connection's streams
-  // dials N times. So the I/O thread admits transfers itself: one past the
-  // capacity of the connections that are up becomes an *opener* (a fresh
-  // connection), and the rest wait in `deferred` until that connection is
-  // up or a stream ends. Up means the opener's response began, not merely
-  // the connection established: until the server's SETTINGS arrive curl
-  // assumes 100 streams, and the transfers admitted past those opened
-  // connections of their own (with h2c below, HTTP/1.1 ones: 10k watches
-  // opened at once made ~2000 connections the server's bound refused).
-  // Capacity counts max_streams_per_connection per connection; a server
-  // whose limit is lower makes curl open more connections beyond these.
-  //
   // h2c on libcurl < 8.0.0 (curl #10634, Debian 12's 7.88.1): a transfer
   // asking for prior knowledge on a connection it reuses stacks a second
   // HTTP/2 layer on it and breaks it for every later transfer. There only
   // openers ask for prior knowledge; the others ask for plain HTTP/2,
   // which reuses an HTTP/2 connection as it is.
   bool h2c_workaround = false;
-  /// Connections opened (or being opened) by openers, and how many of
-  /// those are not up yet.
-  std::size_t mux_connections = 0;
-  std::size_t openers_pending = 0;
-  /// Multiplexed transfers started and not finished.
-  std::size_t mux_transfers = 0;
-  /// The sockets openers opened (closing one ends a connection).
-  std::unordered_map<int, bool> opener_fds;
-  std::vector<request_id> deferred;
-  bool admit_more = false;
 
   // Stats.
   mutable std::mutex stats_mutex;
@@ -192,53 +176,19 @@ struct http_client::impl final : detail::loop_client {
   std::atomic<std::uint64_t> in_flight{0};
   std::atomic<std::uint64_t> connects{0};
   std::atomic<std::uint64_t> http2_responses{0};
+  std::atomic<std::uint64_t> multi_handles{0};
 
-  ~impl() override {
-    stop();
-    if (multi) // never attached
-      curl_multi_cleanup(multi);
-    curl_slist_free_all(connect_to);
-  }
-
-  void stop() {
-    // Its runner wakes the loop for this client: it ends first.
-    exec.reset();
-    if (!loop)
-      return;
-    loop->detach(*this);
-    loop.reset();
-  }
-
-  // -- detail::loop_client (the loop thread) ----------------------------------
-
-  CURLM* multi_handle() override {
-    return multi;
-  }
-
-  void on_queued() override {
-    drain_queue();
-  }
-
-  void on_progress() override {
-    int left = 0;
-    while (auto* msg = curl_multi_info_read(multi, &left))
-      if (msg->msg == CURLMSG_DONE)
-        finish(msg->easy_handle, msg->data.result);
-    if (admit_more && !deferred.empty())
-      admit_deferred();
-  }
-
-  void on_detach() override {
-    for (auto& [id, t] : transfers)
-      if (!t->deferred)
-        curl_multi_remove_handle(multi, t->easy);
-    transfers.clear();
-    if (multi)
-      curl_multi_cleanup(multi);
-    multi = nullptr;
-    curl_slist_free_all(connect_to); // after the handles that use it
-    connect_to = nullptr;
-  }
+  ~impl();
+  void stop();
+  /// A new multi handle, attached to the loop when the client is.
+  result<shard*> add_shard();
+  /// The shard a new multiplexed transfer goes to (see shard).
+  shard& place();
+  void drain_queue();
+  void add(queued_request q);
+  void cancel_now(request_id id);
+  /// Counts a finished transfer and calls its on_done.
+  void report(std::unique_ptr<transfer> t, CURLcode code);
 
   /// The bearer token for the next request: the configured one, or the
   /// token file's content, re-read when stale.
@@ -287,104 +237,128 @@ struct http_client::impl final : detail::loop_client {
     return len;
   }
 
-  static size_t on_header(char* data, size_t size, size_t n, void* user) {
-    auto* t = static_cast<transfer*>(user);
-    std::string_view line{data, size * n};
-    if (starts_with_nocase(line, "HTTP/")) {
-      t->res.retry_after.clear(); // a new response (after a 100 Continue)
-      // A response on an opener's connection: the server's SETTINGS came
-      // before it, so curl now knows the connection's stream limit.
-      t->owner->opener_settled(*t);
-    } else if (starts_with_nocase(line, "retry-after:")) {
-      t->res.retry_after = trim(line.substr(12));
-    } else if (line == "\r\n" || line == "\n") {
-      // The end of a header block: a stream is open once its 200 arrived,
-      // before any event (a quiet watch sends none for minutes).
-      long code = 0;
-      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
-      if (code == 200 && t->h.on_stream && !t->counted_stream) {
-        t->counted_stream = true;
-        ++t->owner->open_streams;
-      }
-      if (code >= 200 && !t->counted_response) {
-        t->counted_response = true;
-        long version = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
-        if (version == CURL_HTTP_VERSION_2_0)
-          ++t->owner->http2_responses;
-      }
-    }
-    return size * n;
-  }
+  static size_t on_header(char* data, size_t size, size_t n, void* user);
 
   bool multiplexed() const {
     return !config.plain_http()
            || options.plain_http == plain_http_mode::h2_prior_knowledge;
   }
+};
 
-  static curl_socket_t on_open_socket(void* user, curlsocktype,
-                                      curl_sockaddr* addr) {
-    auto* t = static_cast<transfer*>(user);
-    auto fd = ::socket(addr->family, addr->socktype, addr->protocol);
-    if (fd < 0)
-      return CURL_SOCKET_BAD;
-    ++t->owner->connects;
-    if (t->opener && t->opened_fd < 0) {
-      t->opened_fd = fd;
-      t->owner->opener_fds[fd] = true;
-    }
-    return fd;
+// One libcurl multi handle and the HTTP/2 connections it holds. libcurl
+// 7.88 looks through every connection of a handle for each transfer it
+// starts, and connections opened side by side on one handle cost every
+// transfer more: 100k watches on one handle took 18 s of the I/O thread
+// (400 connections). So a handle opens one connection at a time, up to
+// options.connections_per_handle; a burst that needs more connections at
+// once goes to more handles (each opening one), all driven by the same I/O
+// loop: 100k watches then take 9 s.
+struct http_client::impl::shard final : detail::loop_client {
+  explicit shard(impl& owner_of) : owner(owner_of) {
+    // nop
   }
 
-  /// Curl closes a socket (a connection may outlive the transfer that
-  /// opened it): an opener's connection is gone.
-  static int on_close_socket(void* user, curl_socket_t fd) {
-    auto* self = static_cast<impl*>(user);
-    if (self->opener_fds.erase(fd) > 0 && self->mux_connections > 0) {
-      --self->mux_connections;
-      self->admit_more = true;
-    }
-    return ::close(fd);
+  ~shard() override {
+    if (multi) // never attached
+      curl_multi_cleanup(multi);
   }
 
-  /// Starts `t` on the multi handle, as an opener or not.
-  void start(transfer& t, bool opener) {
-    auto* e = t.easy;
-    if (t.mux) {
-      ++mux_transfers;
-      t.opener = opener;
-      if (opener) {
-        ++mux_connections;
-        ++openers_pending;
-        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
-      }
-      if (config.plain_http())
-        curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
-                         h2c_workaround && !opener
-                           ? CURL_HTTP_VERSION_2_0
-                           : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
-    }
-    curl_multi_add_handle(multi, e);
+  impl& owner;
+  CURLM* multi = nullptr;
+  std::unordered_map<request_id, std::unique_ptr<transfer>> transfers;
+
+  // Connections for HTTP/2 (https, h2c). libcurl opens a connection for
+  // every transfer that finds the others full, even when one just opened
+  // will have room: a burst of N transfers past a connection's streams
+  // dials N times. So the I/O thread admits transfers itself: one past the
+  // capacity of the connections that are up becomes an *opener* (a fresh
+  // connection), and the rest wait in `deferred` until that connection is
+  // up or a stream ends (or go to another handle, see place()). Up means the opener's response began, not merely
+  // the connection established: until the server's SETTINGS arrive curl
+  // assumes 100 streams, and the transfers admitted past those opened
+  // connections of their own (with h2c below, HTTP/1.1 ones: 10k watches
+  // opened at once made ~2000 connections the server's bound refused).
+  // Capacity counts max_streams_per_connection per connection; a server
+  // whose limit is lower makes curl open more connections beyond these.
+  /// Connections opened (or being opened) by openers, and how many of
+  /// those are not up yet.
+  std::size_t mux_connections = 0;
+  std::size_t openers_pending = 0;
+  /// Multiplexed transfers started and not finished.
+  std::size_t mux_transfers = 0;
+  /// The sockets openers opened (closing one ends a connection).
+  std::unordered_map<int, bool> opener_fds;
+  std::vector<request_id> deferred;
+  bool admit_more = false;
+
+  // -- detail::loop_client (the loop thread) ----------------------------------
+
+  CURLM* multi_handle() override {
+    return multi;
   }
+
+  void on_queued() override {
+    owner.drain_queue();
+  }
+
+  void on_progress() override {
+    int left = 0;
+    while (auto* msg = curl_multi_info_read(multi, &left))
+      if (msg->msg == CURLMSG_DONE)
+        finish(msg->easy_handle, msg->data.result);
+    if (admit_more && !deferred.empty())
+      admit_deferred();
+  }
+
+  void on_detach() override {
+    for (auto& [id, t] : transfers)
+      if (!t->deferred)
+        curl_multi_remove_handle(multi, t->easy);
+    transfers.clear();
+    if (multi)
+      curl_multi_cleanup(multi);
+    multi = nullptr;
+  }
+
+  // -- admission ---------------------------------------------------------------
 
   /// Whether a connection that is up has room for one more stream.
   bool room() const {
     auto up = mux_connections > openers_pending
                 ? mux_connections - openers_pending
                 : 0;
-    return mux_transfers < up * options.max_streams_per_connection;
+    return mux_transfers < up * owner.options.max_streams_per_connection;
   }
 
-  /// Starts `t` now if a connection that is up has room, or as an opener
-  /// if none is being opened; else defers it.
-  void admit(transfer& t) {
+  /// Whether a transfer that finds no room may open a connection here:
+  /// one at a time per handle (libcurl 7.88 handles connections opened
+  /// side by side on one handle badly: 10k watches cost twice the CPU).
+  bool may_open() const {
+    return openers_pending == 0
+           && mux_connections < owner.options.connections_per_handle;
+  }
+
+  /// Whether a transfer may wait here for a connection being opened: the
+  /// openers' connections will take it.
+  bool may_wait() const {
+    auto streams = owner.options.max_streams_per_connection;
+    return openers_pending > 0
+           && deferred.size() + 1 < openers_pending * streams;
+  }
+
+  /// Starts `t` now if a connection that is up has room, as an opener
+  /// when it may open one, else defers it. Takes the transfer.
+  void admit(std::unique_ptr<transfer> owned) {
+    auto& t = *owned;
+    t.home = this;
+    transfers.emplace(t.id, std::move(owned));
     if (!t.mux) {
       start(t, false);
       return;
     }
     if (room()) {
       start(t, false);
-    } else if (openers_pending == 0) {
+    } else if (may_open()) {
       start(t, true);
     } else {
       t.deferred = true;
@@ -420,130 +394,59 @@ struct http_client::impl final : detail::loop_client {
     }
   }
 
-  void add(queued_request q) {
-    auto t = std::make_unique<transfer>();
-    t->id = q.id;
-    t->h = std::move(q.h);
-    t->owner = this;
-    t->max_body = options.max_body_bytes;
-    t->easy = curl_easy_init();
-    auto* e = t->easy;
-    auto url = url_base + q.path;
-    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->detail);
-    t->method = std::move(q.method);
-    t->body = std::move(q.body);
-    if (t->method == "GET") {
-      curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-    } else if (t->method == "POST") {
-      curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
-      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-                       static_cast<curl_off_t>(t->body.size()));
-    } else {
-      curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, t->method.c_str());
-      if (!t->body.empty()) {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-                         static_cast<curl_off_t>(t->body.size()));
+  /// Starts `t` on the multi handle, as an opener or not.
+  void start(transfer& t, bool opener) {
+    auto* e = t.easy;
+    if (t.mux) {
+      ++mux_transfers;
+      t.opener = opener;
+      if (opener) {
+        ++mux_connections;
+        ++openers_pending;
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
       }
+      if (owner.config.plain_http())
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                         owner.h2c_workaround && !opener
+                           ? CURL_HTTP_VERSION_2_0
+                           : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
     }
-    curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.c_str());
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &impl::on_write);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &impl::on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(options.connect_timeout.count()));
-    auto timeout = q.timeout.count() > 0 ? q.timeout
-                   : t->h.on_stream     ? std::chrono::milliseconds{0}
-                                        : options.request_timeout;
-    if (timeout.count() > 0)
-      curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
-                       static_cast<long>(timeout.count()));
-    // libcurl gives every transfer a receive buffer of this size (16 KiB
-    // by default) for its whole life: most of an idle watch's memory.
-    // Events are small and arrive a few at a time.
-    if (t->h.on_stream)
-      curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 1024L);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    if (t->h.on_stream && options.stream_buffer_bytes > 0)
-      curl_easy_setopt(e, CURLOPT_BUFFERSIZE,
-                       static_cast<long>(options.stream_buffer_bytes));
-    t->mux = multiplexed();
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &impl::on_open_socket);
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &impl::on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
-    // With an exec plugin, its credential is the only one sent.
-    std::shared_ptr<const exec_credential> cred;
-    if (exec) {
-      auto snap = exec->current();
-      cred = std::move(snap.credential);
-      t->exec_generation = snap.generation;
+    curl_multi_add_handle(multi, e);
+  }
+
+  static curl_socket_t on_open_socket(void* user, curlsocktype,
+                                      curl_sockaddr* addr) {
+    auto* t = static_cast<transfer*>(user);
+    auto fd = ::socket(addr->family, addr->socktype, addr->protocol);
+    if (fd < 0)
+      return CURL_SOCKET_BAD;
+    ++t->owner->connects;
+    if (t->opener && t->opened_fd < 0) {
+      t->opened_fd = fd;
+      t->home->opener_fds[fd] = true;
     }
-    if (config.plain_http()) {
-      // h2c's version is set by start().
-      if (!t->mux)
-        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
-    } else {
-      curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
-      if (config.insecure_skip_tls_verify) {
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-      }
-      if (!config.ca_pem.empty()) {
-        curl_blob blob{const_cast<char*>(config.ca_pem.data()),
-                       config.ca_pem.size(), CURL_BLOB_COPY};
-        curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
-      }
-      const auto& cert_pem = cred ? cred->client_cert_pem
-                                  : config.client_cert_pem;
-      const auto& key_pem = cred ? cred->client_key_pem
-                                 : config.client_key_pem;
-      if (!cert_pem.empty()) {
-        curl_blob cert{const_cast<char*>(cert_pem.data()), cert_pem.size(),
-                       CURL_BLOB_COPY};
-        curl_blob key{const_cast<char*>(key_pem.data()), key_pem.size(),
-                      CURL_BLOB_COPY};
-        curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-        curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
-        curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-        curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
-      }
-      if (connect_to) {
-        curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
-        t->headers = curl_slist_append(t->headers, host_header.c_str());
-      }
+    return fd;
+  }
+
+  /// Curl closes a socket (a connection may outlive the transfer that
+  /// opened it): an opener's connection is gone.
+  static int on_close_socket(void* user, curl_socket_t fd) {
+    auto* self = static_cast<shard*>(user);
+    if (self->opener_fds.erase(fd) > 0 && self->mux_connections > 0) {
+      --self->mux_connections;
+      self->admit_more = true;
     }
-    t->headers = curl_slist_append(t->headers, "Accept: application/json");
-    if (!t->body.empty())
-      t->headers = curl_slist_append(
-        t->headers, ("Content-Type: " + q.content_type).c_str());
-    // Never over plain http (start() refuses such a config; this keeps it
-    // true however the config was built).
-    if (!config.plain_http()) {
-      const auto& tok = cred ? cred->token : current_token();
-      if (!tok.empty())
-        t->headers = curl_slist_append(
-          t->headers, ("Authorization: Bearer " + tok).c_str());
-    }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
-    ++in_flight;
-    auto& ref = *t;
-    transfers.emplace(t->id, std::move(t));
-    admit(ref);
+    return ::close(fd);
   }
 
   void release(transfer& t) {
-    --in_flight;
+    --owner.in_flight;
     if (t.deferred)
       return; // never started
     curl_multi_remove_handle(multi, t.easy);
     if (t.counted_stream)
-      --open_streams;
+      --owner.open_streams;
     if (t.mux) {
       --mux_transfers;
       admit_more = true;
@@ -554,12 +457,14 @@ struct http_client::impl final : detail::loop_client {
     }
   }
 
-  void cancel_now(request_id id) {
+  /// Removes transfer `id` if it is here.
+  bool cancel_now(request_id id) {
     auto i = transfers.find(id);
     if (i == transfers.end())
-      return;
+      return false;
     release(*i->second);
     transfers.erase(i);
+    return true;
   }
 
   void finish(CURL* easy, CURLcode code) {
@@ -571,43 +476,247 @@ struct http_client::impl final : detail::loop_client {
     auto t = std::move(i->second);
     transfers.erase(i);
     release(*t);
-    long status = 0;
-    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-    t->res.status = static_cast<int>(status);
-    if (code != CURLE_OK)
-      t->res.error = !t->refused.empty() ? t->refused
-                     : t->detail[0] != '\0'
-                       ? std::string{t->detail}
-                       : std::string{curl_easy_strerror(code)};
-    if (t->res.status == 401) {
-      token_stale = true;
-      if (exec)
-        exec->unauthorized(t->exec_generation);
-    }
-    {
-      // A transfer that failed (even after its status line) counts as 0.
-      auto code_seen = t->res.error.empty() ? t->res.status : 0;
-      std::lock_guard<std::mutex> guard{stats_mutex};
-      ++requests[t->method + " " + std::to_string(code_seen)];
-    }
-    if (t->h.on_done)
-      t->h.on_done(std::move(t->res));
-  }
-
-  void drain_queue() {
-    std::vector<queued_request> adds;
-    std::vector<request_id> cancels;
-    {
-      std::lock_guard<std::mutex> guard{queue_mutex};
-      adds.swap(to_add);
-      cancels.swap(to_cancel);
-    }
-    for (auto& q : adds)
-      add(std::move(q));
-    for (auto id : cancels)
-      cancel_now(id);
+    owner.report(std::move(t), code);
   }
 };
+
+size_t http_client::impl::on_header(char* data, size_t size, size_t n,
+                                  void* user) {
+  auto* t = static_cast<transfer*>(user);
+  std::string_view line{data, size * n};
+  if (starts_with_nocase(line, "HTTP/")) {
+    t->res.retry_after.clear(); // a new response (after a 100 Continue)
+    // A response on an opener's connection: the server's SETTINGS came
+    // before it, so curl now knows the connection's stream limit.
+    t->home->opener_settled(*t);
+  } else if (starts_with_nocase(line, "retry-after:")) {
+    t->res.retry_after = trim(line.substr(12));
+  } else if (line == "\r\n" || line == "\n") {
+    // The end of a header block: a stream is open once its 200 arrived,
+    // before any event (a quiet watch sends none for minutes).
+    long code = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    if (code == 200 && t->h.on_stream && !t->counted_stream) {
+      t->counted_stream = true;
+      ++t->owner->open_streams;
+    }
+    if (code >= 200 && !t->counted_response) {
+      t->counted_response = true;
+      long version = 0;
+      curl_easy_getinfo(t->easy, CURLINFO_HTTP_VERSION, &version);
+      if (version == CURL_HTTP_VERSION_2_0)
+        ++t->owner->http2_responses;
+    }
+  }
+  return size * n;
+}
+
+http_client::impl::~impl() {
+  stop();
+  shards.clear(); // their handles, before the list they use
+  curl_slist_free_all(connect_to);
+}
+
+void http_client::impl::stop() {
+  // Its runner wakes the loop for this client: it ends first.
+  exec.reset();
+  if (!loop)
+    return;
+  for (auto& s : shards)
+    loop->detach(*s);
+  loop.reset();
+}
+
+result<http_client::impl::shard*> http_client::impl::add_shard() {
+  auto s = std::make_unique<shard>(*this);
+  s->multi = curl_multi_init();
+  if (!s->multi)
+    return error_info{errc::unavailable, "curl_multi_init failed"};
+  curl_multi_setopt(s->multi, CURLMOPT_PIPELINING,
+                    static_cast<long>(CURLPIPE_MULTIPLEX));
+  curl_multi_setopt(s->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
+                    static_cast<long>(options.max_streams_per_connection));
+  if (loop)
+    loop->attach(*s);
+  shards.push_back(std::move(s));
+  ++multi_handles;
+  return shards.back().get();
+}
+
+http_client::impl::shard& http_client::impl::place() {
+  // Fill the first handles first, so that streams that end make room
+  // where new transfers look first.
+  for (auto& s : shards)
+    if (s->room())
+      return *s;
+  for (auto& s : shards)
+    if (s->may_wait() || s->may_open())
+      return *s;
+  if (auto made = add_shard())
+    return **made;
+  return *shards.back(); // no handle to be had: crowd the last one
+}
+
+void http_client::impl::add(queued_request q) {
+  auto t = std::make_unique<transfer>();
+  t->id = q.id;
+  t->h = std::move(q.h);
+  t->owner = this;
+  t->max_body = options.max_body_bytes;
+  t->easy = curl_easy_init();
+  auto* e = t->easy;
+  auto url = url_base + q.path;
+  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->detail);
+  t->method = std::move(q.method);
+  t->body = std::move(q.body);
+  if (t->method == "GET") {
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+  } else if (t->method == "POST") {
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(t->body.size()));
+  } else {
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, t->method.c_str());
+    if (!t->body.empty()) {
+      curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
+      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(t->body.size()));
+    }
+  }
+  curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.c_str());
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &impl::on_write);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &impl::on_header);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options.connect_timeout.count()));
+  auto timeout = q.timeout.count() > 0 ? q.timeout
+                 : t->h.on_stream     ? std::chrono::milliseconds{0}
+                                      : options.request_timeout;
+  if (timeout.count() > 0)
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                     static_cast<long>(timeout.count()));
+  // libcurl gives every transfer a receive buffer of this size (16 KiB
+  // by default) for its whole life: most of an idle watch's memory.
+  // Events are small and arrive a few at a time. (Replies keep the
+  // default: with 4 KiB, libcurl 7.88 cut some HTTP/2 replies short,
+  // "transfer closed with outstanding read data remaining".)
+  if (t->h.on_stream)
+    curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 1024L);
+  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  if (t->h.on_stream && options.stream_buffer_bytes > 0)
+    curl_easy_setopt(e, CURLOPT_BUFFERSIZE,
+                     static_cast<long>(options.stream_buffer_bytes));
+  t->mux = multiplexed();
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &shard::on_open_socket);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &shard::on_close_socket);
+  // With an exec plugin, its credential is the only one sent.
+  std::shared_ptr<const exec_credential> cred;
+  if (exec) {
+    auto snap = exec->current();
+    cred = std::move(snap.credential);
+    t->exec_generation = snap.generation;
+  }
+  if (config.plain_http()) {
+    // h2c's version is set by start().
+    if (!t->mux)
+      curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  } else {
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+    if (config.insecure_skip_tls_verify) {
+      curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (!config.ca_pem.empty()) {
+      curl_blob blob{const_cast<char*>(config.ca_pem.data()),
+                     config.ca_pem.size(), CURL_BLOB_COPY};
+      curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
+    }
+    const auto& cert_pem = cred ? cred->client_cert_pem
+                                : config.client_cert_pem;
+    const auto& key_pem = cred ? cred->client_key_pem
+                               : config.client_key_pem;
+    if (!cert_pem.empty()) {
+      curl_blob cert{const_cast<char*>(cert_pem.data()), cert_pem.size(),
+                     CURL_BLOB_COPY};
+      curl_blob key{const_cast<char*>(key_pem.data()), key_pem.size(),
+                    CURL_BLOB_COPY};
+      curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+      curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
+      curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+      curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
+    }
+    if (connect_to) {
+      curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
+      t->headers = curl_slist_append(t->headers, host_header.c_str());
+    }
+  }
+  t->headers = curl_slist_append(t->headers, "Accept: application/json");
+  if (!t->body.empty())
+    t->headers = curl_slist_append(
+      t->headers, ("Content-Type: " + q.content_type).c_str());
+  // Never over plain http (start() refuses such a config; this keeps it
+  // true however the config was built).
+  if (!config.plain_http()) {
+    const auto& tok = cred ? cred->token : current_token();
+    if (!tok.empty())
+      t->headers = curl_slist_append(
+        t->headers, ("Authorization: Bearer " + tok).c_str());
+  }
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+  curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+  ++in_flight;
+  auto& home = t->mux ? place() : *front;
+  home.admit(std::move(t));
+}
+
+void http_client::impl::cancel_now(request_id id) {
+  for (auto& s : shards)
+    if (s->cancel_now(id))
+      return;
+}
+
+void http_client::impl::report(std::unique_ptr<transfer> t, CURLcode code) {
+  long status = 0;
+  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+  t->res.status = static_cast<int>(status);
+  if (code != CURLE_OK)
+    t->res.error = !t->refused.empty() ? t->refused
+                   : t->detail[0] != '\0'
+                     ? std::string{t->detail}
+                     : std::string{curl_easy_strerror(code)};
+  if (t->res.status == 401) {
+    token_stale = true;
+    if (exec)
+      exec->unauthorized(t->exec_generation);
+  }
+  {
+    // A transfer that failed (even after its status line) counts as 0.
+    auto code_seen = t->res.error.empty() ? t->res.status : 0;
+    std::lock_guard<std::mutex> guard{stats_mutex};
+    ++requests[t->method + " " + std::to_string(code_seen)];
+  }
+  if (t->h.on_done)
+    t->h.on_done(std::move(t->res));
+}
+
+void http_client::impl::drain_queue() {
+  std::vector<queued_request> adds;
+  std::vector<request_id> cancels;
+  {
+    std::lock_guard<std::mutex> guard{queue_mutex};
+    adds.swap(to_add);
+    cancels.swap(to_cancel);
+  }
+  for (auto& q : adds)
+    add(std::move(q));
+  for (auto id : cancels)
+    cancel_now(id);
+}
 
 http_client::http_client(std::unique_ptr<impl> x) : impl_(std::move(x)) {
   // nop
@@ -662,20 +771,18 @@ http_client::start(const client_config& config,
                  .c_str());
     x->host_header = "Host: " + url->authority;
   }
-  x->multi = curl_multi_init();
-  if (!x->multi)
-    return error_info{errc::unavailable, "curl_multi_init failed"};
+  auto first = x->add_shard(); // not attached yet: the loop comes below
+  if (!first)
+    return first.error();
+  x->front = *first;
   if (config.exec) {
     // Background runs start on the loop thread, after the attach below.
     x->exec = std::make_unique<detail::exec_credential_cache>(
-      config, options.exec, [self = x.get()] { self->loop->wake(*self); });
+      config, options.exec,
+      [self = x.get()] { self->loop->wake(*self->front); });
     if (auto ran = x->exec->run_first(); !ran)
       return ran.error();
   }
-  curl_multi_setopt(x->multi, CURLMOPT_PIPELINING,
-                    static_cast<long>(CURLPIPE_MULTIPLEX));
-  curl_multi_setopt(x->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
-                    static_cast<long>(options.max_streams_per_connection));
   // curl #10634, fixed in 8.0.0 (Debian 12 ships 7.88.1).
   x->h2c_workaround = options.plain_http == plain_http_mode::h2_prior_knowledge
                       && curl_version_info(CURLVERSION_NOW)->version_num
@@ -689,7 +796,7 @@ http_client::start(const client_config& config,
     x->loop = std::move(own).value();
   }
   x->options.loop.reset(); // held once, in x->loop
-  x->loop->attach(*x);
+  x->loop->attach(*x->front);
   return std::unique_ptr<http_client>{new http_client(std::move(x))};
 }
 
@@ -702,7 +809,7 @@ http_client::request_id http_client::get(std::string path_and_query,
     impl_->to_add.push_back(
       {id, std::move(path_and_query), std::move(h), timeout, "GET", {}});
   }
-  impl_->loop->wake(*impl_);
+  impl_->loop->wake(*impl_->front);
   return id;
 }
 
@@ -717,7 +824,7 @@ http_client::request_id http_client::send(std::string method,
                              std::chrono::milliseconds{0}, std::move(method),
                              std::move(body), std::move(content_type)});
   }
-  impl_->loop->wake(*impl_);
+  impl_->loop->wake(*impl_->front);
   return id;
 }
 
@@ -726,7 +833,7 @@ void http_client::cancel(request_id id) {
     std::lock_guard<std::mutex> guard{impl_->queue_mutex};
     impl_->to_cancel.push_back(id);
   }
-  impl_->loop->wake(*impl_);
+  impl_->loop->wake(*impl_->front);
 }
 
 http_client_stats http_client::stats() const {
@@ -740,6 +847,7 @@ http_client_stats http_client::stats() const {
   out.in_flight = impl_->in_flight.load();
   out.connects = impl_->connects.load();
   out.http2_responses = impl_->http2_responses.load();
+  out.multi_handles = impl_->multi_handles.load();
   if (impl_->exec) {
     out.exec_runs = impl_->exec->runs();
     out.exec_failures = impl_->exec->failures();

@@ -54,6 +54,11 @@ struct http_client_options {
   /// Upper bound of HTTP/2 streams per connection (the server's
   /// MAX_CONCURRENT_STREAMS applies when lower).
   std::size_t max_streams_per_connection = 250;
+  /// HTTP/2 connections per libcurl multi handle; past them the client
+  /// opens another handle on the same I/O loop. libcurl 7.88 looks through
+  /// a handle's connections for every transfer it starts: a few dozen per
+  /// handle keep a start of 100k watches linear (see the .cpp).
+  std::size_t connections_per_handle = 16;
   std::chrono::milliseconds connect_timeout{10000};
   /// Whole-transfer timeout of non-streamed requests.
   std::chrono::milliseconds request_timeout{60000};
@@ -99,6 +104,9 @@ struct http_client_stats {
   std::uint64_t connects = 0;
   /// Replies that came over HTTP/2.
   std::uint64_t http2_responses = 0;
+  /// libcurl multi handles the connections are spread over (see
+  /// http_client_options::connections_per_handle).
+  std::uint64_t multi_handles = 0;
   /// Exec credential plugin runs (the first one included), those that
   /// failed, and the last failure (naming the plugin, never its output).
   std::uint64_t exec_runs = 0;

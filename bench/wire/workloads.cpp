@@ -150,7 +150,12 @@ bench_result run_wire_sync(const wire_bench_options& o) {
   r.extra["qps"] = o.qps;
   r.extra["requests"] = static_cast<double>(requests);
   r.extra["connections"] = static_cast<double>(st.connects);
+  r.extra["multi_handles"] =
+    static_cast<double>(w.cl->client()->stats().multi_handles);
   r.extra["throttled"] = static_cast<double>(st.throttled);
+  // What a watched object keeps: the start's transient buffers (replies
+  // in flight) are given back first, as bench -w apiserver does.
+  trim_heap();
   r.extra["rss_bytes_per_object"] = per_object(rss_bytes(), w.rss_before);
   r.extra["heap_bytes_per_object"] = per_object(heap_bytes(), w.heap_before);
   return r;
