@@ -35,6 +35,7 @@ api_object config_map_of(const std::string& name) {
 struct watch_fixture {
   testing::deterministic_runtime rt;
   api_server api{rt};
+  wire::detail::watch_hubs hubs{rt.system(), 1};
   std::vector<std::string> lines;
   bool ended = false;
   std::shared_ptr<wire::detail::watch_session> session;
@@ -48,8 +49,8 @@ struct watch_fixture {
     wire::detail::watch_callbacks cb;
     cb.on_line = [this](std::string line) { lines.push_back(std::move(line)); };
     cb.on_end = [this] { ended = true; };
-    session = wire::detail::start_watch(rt.system(), api.current_actor()(),
-                                        std::move(call), std::move(cb));
+    session = hubs.start(api.current_actor()(), std::move(call),
+                         std::move(cb));
     rt.run_until_idle();
   }
 
@@ -198,4 +199,53 @@ TEST_CASE_METHOD(watch_fixture,
   CHECK(ev["object"]["message"]
         == "Timeout: Too large resource version: 99, current: 1");
   CHECK(ended);
+}
+
+TEST_CASE("watches on one hub keep their own events and deadlines; a watch "
+          "cancelled before the server answered is not left open there") {
+  testing::deterministic_runtime rt;
+  api_server api{rt};
+  wire::detail::watch_hubs hubs{rt.system(), 1};
+  struct seen {
+    std::vector<std::string> lines;
+    bool ended = false;
+  };
+  auto open = [&](const std::string& target, seen& s) {
+    wire::detail::api_call call;
+    call.r = wire::route_request("GET", target);
+    wire::detail::watch_callbacks cb;
+    cb.on_line = [&s](std::string line) { s.lines.push_back(std::move(line)); };
+    cb.on_end = [&s] { s.ended = true; };
+    return hubs.start(api.current_actor()(), std::move(call), std::move(cb));
+  };
+  seen a, b, c;
+  auto wa = open("/api/v1/namespaces/ns1/configmaps?fieldSelector="
+                 "metadata.name%3Dc1&timeoutSeconds=6&watch=true",
+                 a);
+  auto wb = open("/api/v1/namespaces/ns1/configmaps?fieldSelector="
+                 "metadata.name%3Dc2&timeoutSeconds=10&watch=true",
+                 b);
+  rt.run_until_idle();
+  REQUIRE(api.create(config_map_of("c1")));
+  REQUIRE(api.create(config_map_of("c2")));
+  rt.run_until_idle();
+  REQUIRE(a.lines.size() == 1);
+  REQUIRE(b.lines.size() == 1);
+  CHECK(json::parse(a.lines[0])["object"]["metadata"]["name"] == "c1");
+  CHECK(json::parse(b.lines[0])["object"]["metadata"]["name"] == "c2");
+  CHECK(api.open_watches().value() == 2);
+  rt.advance(6s);
+  CHECK(a.ended);
+  CHECK_FALSE(b.ended);
+  CHECK(api.open_watches().value() == 1);
+  rt.advance(4s);
+  CHECK(b.ended);
+  auto wc = open("/api/v1/namespaces/ns1/configmaps?watch=true", c);
+  wc->cancel(); // before the hub asked the server
+  rt.run_until_idle();
+  REQUIRE(api.create(config_map_of("c3")));
+  rt.run_until_idle();
+  CHECK(c.lines.empty());
+  CHECK_FALSE(c.ended);
+  CHECK(api.open_watches().value() == 0);
 }

@@ -638,8 +638,8 @@ private:
     // The watch's actor ends it at timeoutSeconds (on_end).
     call.bookmarks = {core_->options.bookmark_interval,
                       core_->options.bookmark_lead};
-    st.session = detail::start_watch(*core_->sys, core_->source(),
-                                     std::move(call), std::move(cb));
+    st.session = core_->hubs->start(core_->source(), std::move(call),
+                                    std::move(cb));
   }
 
   void push_event(std::int32_t id, std::string line) {

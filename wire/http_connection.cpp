@@ -321,8 +321,8 @@ private:
     // The watch's actor ends it at timeoutSeconds (on_end).
     call.bookmarks = {core_->options.bookmark_interval,
                       core_->options.bookmark_lead};
-    session_ = detail::start_watch(*core_->sys, core_->source(),
-                                   std::move(call), std::move(cb));
+    session_ = core_->hubs->start(core_->source(), std::move(call),
+                                  std::move(cb));
     // A watch reads nothing more; a read completing means the client went.
     // (Over TLS through the TLS layer, which allows one read beside the
     // writes; over TCP on the socket, out of reach of the write deadline.)

@@ -3,6 +3,7 @@
 // stops them with every connection closed.
 #include "podref/wire/detail/http_core.hpp"
 
+#include "podref/wire/detail/api_bridge.hpp"
 #include "podref/wire/detail/tls_context.hpp"
 
 #include <chrono>
@@ -14,6 +15,14 @@
 namespace podref::wire {
 
 namespace net = boost::asio;
+
+namespace {
+
+/// Hub actors carrying the watches (see detail::watch_hubs): a few, so
+/// that encoding events spreads over CAF's workers.
+constexpr std::size_t watch_hub_count = 4;
+
+} // namespace
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 
@@ -95,6 +104,7 @@ http_server::start(caf::actor_system& sys, source_function source,
   x->sys = &sys;
   x->source = std::move(source);
   x->options = options;
+  x->hubs = std::make_unique<detail::watch_hubs>(sys, watch_hub_count);
   tcp::endpoint ep{addr, options.port};
   x->acceptor.open(ep.protocol(), ec);
   if (!ec)
@@ -171,6 +181,7 @@ void http_server::stop() {
   for (auto& t : x.threads)
     t.join();
   x.threads.clear();
+  x.hubs.reset(); // after the connections cancelled their watches
 }
 
 } // namespace podref::wire

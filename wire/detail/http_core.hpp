@@ -26,6 +26,8 @@ namespace podref::wire {
 
 namespace detail {
 
+class watch_hubs;
+
 /// A connection as the listener sees it: registered with the server while
 /// open (HTTP/1.1 in http_connection.cpp, HTTP/2 in http2_session.cpp).
 class served_connection {
@@ -74,6 +76,8 @@ struct http_server::impl {
   std::string host; // as written in URLs
   std::uint16_t port = 0;
   std::atomic<std::size_t> watches{0};
+  /// The server's watchers for every connection's watches (api_bridge).
+  std::unique_ptr<detail::watch_hubs> hubs;
   std::shared_ptr<detail::io_gate> gate = std::make_shared<detail::io_gate>();
   std::mutex mtx;
   std::condition_variable cv;
