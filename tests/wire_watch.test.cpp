@@ -2,7 +2,7 @@
 // bookmarks (periodic, and the one before timeoutSeconds ends), the end at
 // timeoutSeconds, and sendInitialEvents (kube-apiserver-transcripts:
 // watch/*-kubelet-watch*.json; kube-wire.md A.1 for the watch-list).
-#include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/watch_hubs.hpp"
 
 #include "podref/runtime/api_server.hpp"
 #include "podref/testing/deterministic_runtime.hpp"

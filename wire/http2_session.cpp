@@ -34,6 +34,7 @@
 #include <caf/actor.hpp>
 
 #include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/watch_hubs.hpp"
 #include "podref/wire/detail/request_dispatch.hpp"
 #include "podref/wire/status.hpp"
 

@@ -21,6 +21,7 @@
 #include <caf/actor.hpp>
 
 #include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/watch_hubs.hpp"
 #include "podref/wire/detail/http2_session.hpp"
 #include "podref/wire/detail/request_dispatch.hpp"
 #include "podref/wire/detail/tls_context.hpp"

@@ -3,7 +3,7 @@
 // stops them with every connection closed.
 #include "podref/wire/detail/http_core.hpp"
 
-#include "podref/wire/detail/api_bridge.hpp"
+#include "podref/wire/detail/watch_hubs.hpp"
 #include "podref/wire/detail/tls_context.hpp"
 
 #include <chrono>

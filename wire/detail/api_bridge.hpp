@@ -78,8 +78,19 @@ using reply_function = std::function<void(http_reply)>;
 /// `status` as a JSON reply.
 http_reply reply_of(const api_status& status);
 
-/// Whether `obj` passes the route's label and field selectors.
+/// Whether `obj` passes the route's label and field selectors (or these).
 bool selected(const route& r, const api_object& obj);
+bool selected_by(const std::vector<field_requirement>& fields,
+                 const std::vector<label_requirement>& labels,
+                 const api_object& obj);
+
+/// A decimal resourceVersion; nullopt for "" and for what is not one (the
+/// server answers that with its 400).
+std::optional<std::uint64_t> number_of(const std::string& text);
+
+/// The namespace a collection request reads: the path's, or the field
+/// selector's for /api/v1/RES.
+std::string scope_namespace(const route& r);
 
 /// The reply for a request on object `name` of `res` (or route `r`) that
 /// the API server actor answered with `err` (or did not answer: 503).
@@ -92,45 +103,5 @@ http_reply error_reply(const caf::error& err, const route& r);
 void call_api(caf::actor_system& sys, const caf::actor& server, api_call call,
               std::chrono::milliseconds timeout,
               std::function<void(http_reply)> done);
-
-/// What a watch tells its connection, in this order: lines (each a whole
-/// NDJSON event), then end once. Neither is called after cancel() returned
-/// and the watch's hub has seen it.
-struct watch_callbacks {
-  std::function<void(std::string)> on_line;
-  std::function<void()> on_end;
-};
-
-/// One open watch.
-class watch_session {
-public:
-  virtual ~watch_session() = default;
-
-  /// Ends the watch (at the server too). Idempotent, any thread.
-  virtual void cancel() = 0;
-};
-
-/// The actors that are the server's watchers for the front's watches: a
-/// few hubs, each carrying many watches with one timer for all of their
-/// deadlines and bookmarks (an actor per watch cost ~1.4 KB and three CAF
-/// timers ~0.6 KB per open watch). A watch's events are encoded on its
-/// hub; watches are spread over the hubs in turn.
-class watch_hubs {
-public:
-  watch_hubs(caf::actor_system& sys, std::size_t count);
-  /// Ends the hubs; the server ends their watches.
-  ~watch_hubs();
-
-  watch_hubs(const watch_hubs&) = delete;
-  watch_hubs& operator=(const watch_hubs&) = delete;
-
-  /// Opens a watch for `call` (route kind watch) at `server`.
-  std::shared_ptr<watch_session> start(const caf::actor& server, api_call call,
-                                       watch_callbacks callbacks);
-
-private:
-  struct state;
-  std::unique_ptr<state> x_;
-};
 
 } // namespace podref::wire::detail
