@@ -146,7 +146,8 @@ struct http_client::impl {
 
   // The multi handles (see shard). The first is made by start() and takes
   // the queue's wake-ups (`front`, never moved: any thread wakes it); the
-  // I/O thread adds more as connections fill them.
+  // I/O thread adds more (in drain_queue only) when a burst needs
+  // connections opened side by side or the handles are full.
   std::vector<std::unique_ptr<shard>> shards;
   shard* front = nullptr;
 
@@ -522,8 +523,12 @@ void http_client::impl::stop() {
   exec.reset();
   if (!loop)
     return;
+  // The front first: only its wake-ups add handles (drain_queue), so once
+  // it is detached the loop thread no longer touches `shards`.
+  loop->detach(*front);
   for (auto& s : shards)
-    loop->detach(*s);
+    if (s.get() != front)
+      loop->detach(*s);
   loop.reset();
 }
 
