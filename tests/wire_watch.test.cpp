@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,11 +47,13 @@ struct watch_fixture {
     call.r = wire::route_request("GET", target);
     REQUIRE(call.r.kind == wire::route_kind::watch);
     call.bookmarks = timing;
-    wire::detail::watch_callbacks cb;
-    cb.on_line = [this](std::string line) { lines.push_back(std::move(line)); };
-    cb.on_end = [this] { ended = true; };
     session = hubs.start(api.current_actor()(), std::move(call),
-                         std::move(cb));
+                         [this](std::optional<std::string> line) {
+                           if (line)
+                             lines.push_back(std::move(*line));
+                           else
+                             ended = true;
+                         });
     rt.run_until_idle();
   }
 
@@ -213,10 +216,13 @@ TEST_CASE("watches on one hub keep their own events and deadlines; a watch "
   auto open = [&](const std::string& target, seen& s) {
     wire::detail::api_call call;
     call.r = wire::route_request("GET", target);
-    wire::detail::watch_callbacks cb;
-    cb.on_line = [&s](std::string line) { s.lines.push_back(std::move(line)); };
-    cb.on_end = [&s] { s.ended = true; };
-    return hubs.start(api.current_actor()(), std::move(call), std::move(cb));
+    return hubs.start(api.current_actor()(), std::move(call),
+                      [&s](std::optional<std::string> line) {
+                        if (line)
+                          s.lines.push_back(std::move(*line));
+                        else
+                          s.ended = true;
+                      });
   };
   seen a, b, c;
   auto wa = open("/api/v1/namespaces/ns1/configmaps?fieldSelector="

@@ -631,16 +631,18 @@ private:
     core_->metrics.watch_opened(st.counted);
     submit_headers(st, 200, "application/json", nullptr);
     auto id = st.id;
-    watch_callbacks cb;
-    cb.on_line = from_outside([id](http2_connection& c, std::string line) {
-      c.push_event(id, std::move(line));
-    });
-    cb.on_end = from_outside([id](http2_connection& c) { c.finish_watch(id); });
-    // The watch's actor ends it at timeoutSeconds (on_end).
+    auto out = from_outside(
+      [id](http2_connection& c, std::optional<std::string> line) {
+        if (line)
+          c.push_event(id, std::move(*line));
+        else
+          c.finish_watch(id);
+      });
+    // The watch's hub ends it at timeoutSeconds.
     call.bookmarks = {core_->options.bookmark_interval,
                       core_->options.bookmark_lead};
     st.session = core_->hubs->start(core_->source(), std::move(call),
-                                    std::move(cb));
+                                    std::move(out));
   }
 
   void push_event(std::int32_t id, std::string line) {

@@ -7,6 +7,7 @@
 #include "podref/wire/detail/http_core.hpp"
 
 #include <deque>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -314,16 +315,18 @@ private:
     queue_.emplace_back(watch_head);
     write_next();
     auto self = this->self();
-    watch_callbacks cb;
-    cb.on_line = from_outside([](connection_on& c, std::string line) {
-      c.push_event(std::move(line));
-    });
-    cb.on_end = from_outside([](connection_on& c) { c.finish_watch(); });
-    // The watch's actor ends it at timeoutSeconds (on_end).
+    auto out = from_outside(
+      [](connection_on& c, std::optional<std::string> line) {
+        if (line)
+          c.push_event(std::move(*line));
+        else
+          c.finish_watch();
+      });
+    // The watch's hub ends it at timeoutSeconds.
     call.bookmarks = {core_->options.bookmark_interval,
                       core_->options.bookmark_lead};
     session_ = core_->hubs->start(core_->source(), std::move(call),
-                                  std::move(cb));
+                                  std::move(out));
     // A watch reads nothing more; a read completing means the client went.
     // (Over TLS through the TLS layer, which allows one read beside the
     // writes; over TCP on the socket, out of reach of the write deadline.)

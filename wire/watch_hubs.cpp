@@ -136,7 +136,7 @@ using steady = caf::actor_clock;
 /// What a watch keeps in its hub: what filters and encodes its events,
 /// where it is at the server, and its next deadline or bookmark.
 struct hub_watch {
-  std::shared_ptr<watch_callbacks> cb;
+  watch_output out;
   watch_filter f;
   bookmark_timing bookmarks;
   memory_api_server_actor server;
@@ -162,7 +162,7 @@ struct hub_open {
   std::uint64_t local = 0;
   caf::actor server;
   api_call call;
-  std::shared_ptr<watch_callbacks> cb;
+  watch_output out;
 };
 
 } // namespace
@@ -243,18 +243,18 @@ void forget(hub_pointer self, std::uint64_t local) {
   st.watches.erase(i);
 }
 
-/// Ends watch `local`: on_end once, and the server's watch cancelled
+/// Ends watch `local`: its end once, and the server's watch cancelled
 /// unless `at_server_end` (the server ended it).
 void end(hub_pointer self, std::uint64_t local, bool at_server_end = false) {
   auto& st = self->state;
   auto i = st.watches.find(local);
   if (i == st.watches.end())
     return;
-  auto cb = i->second.cb;
+  auto out = std::move(i->second.out);
   if (!at_server_end && i->second.id)
     self->send(i->second.server, cancel_atom::value, *i->second.id);
   forget(self, local);
-  cb->on_end();
+  out(std::nullopt);
 }
 
 void fail(hub_pointer self, std::uint64_t local, const caf::error& err) {
@@ -265,7 +265,7 @@ void fail(hub_pointer self, std::uint64_t local, const caf::error& err) {
   auto info = from_caf_error(err, error_info{errc::unavailable,
                                              caf::to_string(err)});
   auto status = status_of(info, w.f.res, w.f.name);
-  w.cb->on_line(encode_watch_line("ERROR", info.code == errc::expired
+  w.out(encode_watch_line("ERROR", info.code == errc::expired
                                              ? expired_watch_status(
                                                info.message)
                                              : status.body));
@@ -318,7 +318,7 @@ void start(hub_pointer self, hub_open& req) {
   auto local = req.local;
   auto& w = self->state.watches[local];
   auto& r = req.call.r;
-  w.cb = std::move(req.cb);
+  w.out = std::move(req.out);
   w.f.res = r.res;
   w.f.name = r.name;
   w.f.fields = std::move(r.fields);
@@ -365,7 +365,7 @@ void start(hub_pointer self, hub_open& req) {
         }
         auto version = number_of(now.resource_version).value_or(0);
         if (w.initial && asked > version) {
-          w.cb->on_line(encode_watch_line(
+          w.out(encode_watch_line(
             "ERROR", too_large_version_status(asked, version).body));
           end(self, local);
           return;
@@ -399,14 +399,14 @@ void on_event(hub_pointer self, watch_id id, const watch_event& ev) {
     // Without allowWatchBookmarks the request is valid, but the end of the
     // initial events is never marked (as upstream).
     if (w.f.allow_bookmarks)
-      w.cb->on_line(encode_watch_line(
+      w.out(encode_watch_line(
         "BOOKMARK", encode_bookmark(w.f.res, ev.resource_version, true)));
     return;
   }
   if (ev.type == watch_event_type::bookmark && !w.f.allow_bookmarks)
     return;
   if (auto out = w.selected.filter(w.f, ev))
-    w.cb->on_line(event_line(w.f.res, w.f.table, *out, w.first_table));
+    w.out(event_line(w.f.res, w.f.table, *out, w.first_table));
 }
 
 void on_end(hub_pointer self, watch_id id, const caf::error& err) {
@@ -418,7 +418,7 @@ void on_end(hub_pointer self, watch_id id, const caf::error& err) {
     auto info = from_caf_error(err, error_info{errc::unavailable,
                                                caf::to_string(err)});
     if (info.code == errc::expired)
-      self->state.watches.at(local).cb->on_line(
+      self->state.watches.at(local).out(
         encode_watch_line("ERROR", expired_watch_status(info.message)));
   }
   end(self, local, true);
@@ -488,8 +488,7 @@ caf::behavior watch_hub(hub_pointer self) {
         forget(self, local);
       } else {
         // Its open (or version) request is out: the answer cancels it.
-        i->second.cb = std::make_shared<watch_callbacks>(
-          watch_callbacks{[](std::string) {}, [] {}});
+        i->second.out = [](std::optional<std::string>) {};
         if (i->second.due)
           self->state.due.erase({*i->second.due, local});
         i->second.due.reset();
@@ -550,14 +549,13 @@ watch_hubs::~watch_hubs() {
 
 std::shared_ptr<watch_session> watch_hubs::start(const caf::actor& server,
                                                  api_call call,
-                                                 watch_callbacks callbacks) {
-  auto cb = std::make_shared<watch_callbacks>(std::move(callbacks));
+                                                 watch_output out) {
   if (!server) {
-    cb->on_line(encode_watch_line(
+    out(encode_watch_line(
       "ERROR", failure_status(503, "ServiceUnavailable",
                               "the API server is not running")
                  .body));
-    cb->on_end();
+    out(std::nullopt);
     return nullptr;
   }
   caf::actor hub;
@@ -570,7 +568,7 @@ std::shared_ptr<watch_session> watch_hubs::start(const caf::actor& server,
   auto local = req->local;
   req->server = server;
   req->call = std::move(call);
-  req->cb = std::move(cb);
+  req->out = std::move(out);
   caf::anon_send(hub, hub_open_atom::value, std::move(req));
   return std::make_shared<hub_session>(std::move(hub), local);
 }

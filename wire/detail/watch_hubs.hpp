@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "podref/wire/detail/api_bridge.hpp"
@@ -13,12 +14,11 @@
 namespace podref::wire::detail {
 
 /// What a watch tells its connection, in this order: lines (each a whole
-/// NDJSON event), then end once. Neither is called after cancel() returned
-/// and the watch's hub has seen it.
-struct watch_callbacks {
-  std::function<void(std::string)> on_line;
-  std::function<void()> on_end;
-};
+/// NDJSON event), then its end once (no line). Not called after cancel()
+/// returned and the watch's hub has seen it. One function rather than two:
+/// each holds the connection's gate and handle, and 100k open watches pay
+/// for every byte of it.
+using watch_output = std::function<void(std::optional<std::string> line)>;
 
 /// One open watch.
 class watch_session {
@@ -45,7 +45,7 @@ public:
 
   /// Opens a watch for `call` (route kind watch) at `server`.
   std::shared_ptr<watch_session> start(const caf::actor& server, api_call call,
-                                       watch_callbacks callbacks);
+                                       watch_output out);
 
 private:
   struct state;
