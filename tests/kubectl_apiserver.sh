@@ -324,10 +324,18 @@ YAML
   watch-object)
     # kubectl get cm X -w: a get, then a watch from resourceVersion 0 that
     # replays the object (ADDED) and carries its updates.
-    k get cm c1 -w -o 'jsonpath={.data.k}{"\n"}' --request-timeout=4s \
+    k get cm c1 -w -o 'jsonpath={.data.k}{"\n"}' --request-timeout=6s \
       >"$dir/watch.out" 2>"$dir/watch.err" &
     watch_pid=$!
     wait_for "$dir/watch.out" '^v$' 10
+    # kubectl drops its watch's first event (the replay from version 0):
+    # an update made before the watch is open at the server would be that
+    # event. So wait until the server has queued the replay.
+    for _ in $(seq 100); do
+      k get --raw /metrics | grep -Eq '^podref_apiserver_watch_events_total [1-9]' \
+        && break
+      sleep 0.05
+    done
     cat >"$dir/c1.yaml" <<'YAML'
 apiVersion: v1
 kind: ConfigMap
