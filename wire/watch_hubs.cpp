@@ -273,11 +273,15 @@ void fail(hub_pointer self, std::uint64_t local, const caf::error& err) {
 }
 
 /// The server answered watch `local`'s open with `id`.
-void opened(hub_pointer self, std::uint64_t local, watch_id id) {
+void opened(hub_pointer self, std::uint64_t local,
+            const memory_api_server_actor& server, watch_id id) {
   auto& st = self->state;
   auto i = st.watches.find(local);
-  if (i == st.watches.end())
+  if (i == st.watches.end()) {
+    // Ended before the answer (its deadline passed): not left open there.
+    self->send(server, cancel_atom::value, id);
     return;
+  }
   auto& w = i->second;
   if (st.cancelled_early.erase(local) > 0) {
     self->send(w.server, cancel_atom::value, id);
@@ -300,7 +304,9 @@ void open_at(hub_pointer self, std::uint64_t local, const std::string& ns,
              const std::string& name, const std::string& from) {
   auto& w = self->state.watches.at(local);
   auto me = caf::actor_cast<watcher_actor>(self);
-  auto on_open = [self, local](watch_id id) { opened(self, local, id); };
+  auto on_open = [self, local, server = w.server](watch_id id) {
+    opened(self, local, server, id);
+  };
   auto on_error = [self, local](caf::error& err) { fail(self, local, err); };
   if (!name.empty())
     self
