@@ -15,6 +15,8 @@
 namespace podref::wire {
 
 namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
 
 namespace {
 
@@ -23,8 +25,6 @@ namespace {
 constexpr std::size_t watch_hub_count = 4;
 
 } // namespace
-using tcp = net::ip::tcp;
-using error_code = boost::system::error_code;
 
 void http_server::impl::accept_next() {
   acceptor.async_accept(

@@ -76,7 +76,7 @@ struct http_server::impl {
   std::string host; // as written in URLs
   std::uint16_t port = 0;
   std::atomic<std::size_t> watches{0};
-  /// The server's watchers for every connection's watches (api_bridge).
+  /// The server's watchers for every connection's watches (watch_hubs.hpp).
   std::unique_ptr<detail::watch_hubs> hubs;
   std::shared_ptr<detail::io_gate> gate = std::make_shared<detail::io_gate>();
   std::mutex mtx;
