@@ -76,6 +76,22 @@ TEST_CASE("request bodies decode with stringData folded into data") {
   CHECK(s->type == "Opaque");
 }
 
+TEST_CASE("a request body without Content-Type is read as JSON") {
+  // The real server's first media type; kubectl 1.20 sends creates so.
+  auto decoded = decode_request_body(
+    resource::secrets, "",
+    R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"g1"},
+        "data":{"a":"Yg=="}})",
+    "default", "");
+  REQUIRE_FALSE(decoded.failure);
+  CHECK(decoded.object.meta().name == "g1");
+  auto yaml = decode_request_body(resource::secrets, "",
+                                  "kind: Secret\nmetadata: {name: g1}\n",
+                                  "default", "");
+  REQUIRE(yaml.failure);
+  CHECK(yaml.failure->code == 400);
+}
+
 TEST_CASE("bad request bodies get the real server's Status") {
   auto status_of_body = [](const char* content_type, const char* body,
                            const char* name = "") {

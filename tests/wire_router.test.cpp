@@ -1,9 +1,16 @@
 // The HTTP front's router: paths and queries to requests, and the Status
 // of what it refuses (kube-apiserver-transcripts: secrets/, watch/).
+#include "podref/messages/resource_kinds.hpp"
+#include "podref/wire/detail/protobuf_reader.hpp"
 #include "podref/wire/openapi_v2.hpp"
 #include "podref/wire/router.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -151,6 +158,31 @@ TEST_CASE("the router refuses with the real server's Status") {
   CHECK(route_request("GET", "/apis/batch/v1").failure.code == 404);
 }
 
+namespace {
+
+using podref::wire::detail::protobuf_field;
+using podref::wire::detail::protobuf_reader;
+
+/// The length-delimited fields numbered `number` of `message`.
+std::vector<std::string_view> fields_of(std::string_view message,
+                                        unsigned number) {
+  std::vector<std::string_view> out;
+  protobuf_reader r{message};
+  while (auto f = r.next())
+    if (f->number == number)
+      out.push_back(f->bytes);
+  REQUIRE_FALSE(r.failed());
+  return out;
+}
+
+std::string_view field_of(std::string_view message, unsigned number) {
+  auto all = fields_of(message, number);
+  REQUIRE(all.size() == 1);
+  return all.front();
+}
+
+} // namespace
+
 TEST_CASE("/openapi/v2 is served, as JSON and as kubectl 1.20's protobuf") {
   CHECK(route_request("GET", "/openapi/v2?timeout=32s").kind
         == route_kind::openapi_v2);
@@ -158,11 +190,43 @@ TEST_CASE("/openapi/v2 is served, as JSON and as kubectl 1.20's protobuf") {
   CHECK(json["swagger"] == "2.0");
   CHECK(json["info"]["title"] == "Kubernetes");
   CHECK(json["definitions"].empty());
-  // openapi.v2.Document: swagger (1) "2.0", info (2) { title (1),
-  // version (2) }, each a length-delimited field.
-  using namespace std::string_literals;
-  CHECK(openapi_v2_protobuf()
-        == "\x0a\x03" "2.0" "\x12\x14" "\x0a\x0a" "Kubernetes" "\x12\x06" "v0.0.0"s);
+  auto secret_patch
+    = json["paths"]["/api/v1/namespaces/{namespace}/secrets/{name}"]["patch"];
+  CHECK(secret_patch["parameters"][0]["name"] == "dryRun");
+  CHECK(secret_patch["parameters"][0]["in"] == "query");
+  CHECK(secret_patch["x-kubernetes-group-version-kind"]
+        == nlohmann::json{{"group", ""}, {"kind", "Secret"}, {"version", "v1"}});
+  CHECK(json["paths"].contains(
+    "/apis/rbac.authorization.k8s.io/v1/clusterroles/{name}"));
+
+  // openapi.v2.Document: swagger (1), info (2) { title (1), version (2) },
+  // and what kubectl 1.20's dry-run check reads: paths (8) { path (2)
+  // { name (1), value (2) { patch (8) { parameters (8) { parameter (1)
+  // { non_body_parameter (2) { query_parameter_sub_schema (3) { name (4) }
+  // } } }, vendor_extension (13) { name (1), value (2) { yaml (2) } } } } } }.
+  auto doc = openapi_v2_protobuf();
+  CHECK(field_of(doc, 1) == "2.0");
+  CHECK(field_of(field_of(doc, 2), 1) == "Kubernetes");
+  CHECK(field_of(field_of(doc, 2), 2) == "v0.0.0");
+  std::map<std::string, std::string> dry_run_kinds; // path -> GVK YAML
+  for (auto item : fields_of(field_of(doc, 8), 2)) {
+    auto operation = field_of(field_of(item, 2), 8);
+    auto query = field_of(
+      field_of(field_of(field_of(field_of(operation, 8), 1), 2), 3), 4);
+    if (query != "dryRun")
+      continue;
+    for (auto extension : fields_of(operation, 13))
+      if (field_of(extension, 1) == "x-kubernetes-group-version-kind")
+        dry_run_kinds[std::string{field_of(item, 1)}]
+          = std::string{field_of(field_of(extension, 2), 2)};
+  }
+  CHECK(dry_run_kinds.size() == podref::resource_count);
+  CHECK(dry_run_kinds["/api/v1/namespaces/{namespace}/secrets/{name}"]
+        == "group: \"\"\nkind: Secret\nversion: v1\n");
+  CHECK(dry_run_kinds["/api/v1/namespaces/{name}"]
+        == "group: \"\"\nkind: Namespace\nversion: v1\n");
+  CHECK(dry_run_kinds["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]
+        == "group: apps\nkind: Deployment\nversion: v1\n");
 }
 
 TEST_CASE("the router reads paging, versions and watch options") {

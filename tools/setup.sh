@@ -27,6 +27,10 @@ packages=(
 # Debian's (1.20) unless one is installed already (its package would
 # conflict with, say, the Google Cloud SDK's).
 command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
+# Debian's kubectl (1.20, what a fresh machine gets) unpacked beside the
+# builds when another kubectl is installed, so that the kubectl cases run
+# with both (tests/CMakeLists.txt: PODREF_DEBIAN_KUBECTL).
+debian_kubectl_dir=build/debian-kubectl
 # The sanitizer build (the asan-ubsan preset) is clang's: it compiles ASan +
 # UBSan code in half gcc's time (17 s against 38 s for wire/http_connection.cpp)
 # and the same tree builds the libFuzzer targets.
@@ -49,6 +53,24 @@ install_deps() {
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+fetch_debian_kubectl() {
+  [ -x "$debian_kubectl_dir/usr/bin/kubectl" ] && return 0
+  dpkg-query -W -f='${Status}' kubernetes-client 2>/dev/null \
+    | grep -q "ok installed" && return 0
+  local tmp
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"
+  if (cd "$tmp" && { apt-get download -qq kubernetes-client \
+        || { as_root apt-get update -qq && apt-get download -qq kubernetes-client; }; }) \
+      >/dev/null 2>&1; then
+    mkdir -p "$debian_kubectl_dir"
+    dpkg-deb -x "$tmp"/kubernetes-client_*.deb "$debian_kubectl_dir"
+  else
+    echo "podref: Debian's kubernetes-client could not be fetched: its kubectl cases skip"
+  fi
+  rm -rf "$tmp"
+}
+
 build() {
   local preset=${1:-release}
   if [ ! -f "build/$preset/build.ninja" ]; then
@@ -67,10 +89,10 @@ case "${1:-}" in
   deps) install_deps ;;
   build) install_deps; build release ;;
   run) install_deps; build release; main_job ;;
-  test) install_deps; build release; ctest --preset release ;;
+  test) install_deps; fetch_debian_kubectl; build release; ctest --preset release ;;
   sanitize-build) install_deps "${sanitizer_packages[@]}"; build asan-ubsan ;;
   sanitize)
-    install_deps "${sanitizer_packages[@]}"; build asan-ubsan
+    install_deps "${sanitizer_packages[@]}"; fetch_debian_kubectl; build asan-ubsan
     ctest --preset asan-ubsan ;;
   *) sed -n '2,13p' "$0" >&2; exit 2 ;;
 esac

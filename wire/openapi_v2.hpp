@@ -1,9 +1,11 @@
 // /openapi/v2: the OpenAPI v2 document, which kubectl before 1.27 (Debian's
 // kubernetes-client is 1.20) fetches for client-side validation of every
 // create and apply, and newer kubectl only when /openapi/v3 is missing.
-// It carries swagger and info only, as the recorded one trimmed to its head:
-// with no definitions, kubectl finds no schema for a kind and validates
-// nothing client-side (the server validates).
+// It has no definitions: kubectl finds no schema for a kind and validates
+// nothing client-side (the server validates). Its paths hold, per kind, the
+// one operation older kubectl (1.20) reads them for: the object's PATCH with
+// its dryRun query parameter and x-kubernetes-group-version-kind, without
+// which `--dry-run=server` refuses with "doesn't support dry-run".
 #pragma once
 
 #include <string>

@@ -225,7 +225,10 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
     if (auto failure = yaml_to_json(res, body, converted))
       return {{}, std::move(failure)};
     body = converted;
-  } else if (!media_type_is(content_type, "application/json")) {
+  } else if (!media_type_is(content_type, "application/json")
+             && !content_type.empty()) {
+    // No Content-Type reads as the real server's first media type, JSON
+    // (kubectl 1.20 sends its creates so).
     return {{}, unsupported_media_status(detail::takes_protobuf(res))};
   }
   std::vector<std::string> unknown;
