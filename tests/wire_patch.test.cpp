@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -296,6 +297,92 @@ TEST_CASE("apply_patch: the real server's Status for patches that fail") {
                         R"({"metadata":{"resourceVersion":"224"}})", "ns1", "s1");
   REQUIRE(!rv.failure);
   CHECK(rv.object.meta().resource_version == "224");
+}
+
+TEST_CASE("apply_patch: fieldValidation of the fields a patch adds") {
+  auto message_of = [](const decoded_body& out) {
+    REQUIRE(out.failure);
+    CHECK(out.failure->code == 422);
+    auto body = nlohmann::json::parse(out.failure->body);
+    CHECK(body["reason"] == "Invalid");
+    // errors.NewInvalid with no kind and no name: details hold the cause.
+    CHECK(body["details"].size() == 1);
+    CHECK(body["details"]["causes"][0]["field"] == "patch");
+    return body["message"].get<std::string>();
+  };
+  // A strategic merge patch is quoted as Go prints the map it decoded to:
+  // keys sorted, integers as int64, floats as %v, strings bare; the
+  // errors sorted.
+  const char* smp
+    = R"({"zeta":1.5,"n":12345678,"big":1e21,"small":0.00001,)"
+      R"("metadata":{"junk":[1,"a",true,null]}})";
+  CHECK(message_of(apply_patch(stored_config_map(), patch_type::strategic,
+                               smp, "ns1", "c1", "Strict"))
+        == " \"\" is invalid: patch: Invalid value: \"map[big:1e+21 "
+           "metadata:map[junk:[1 a true <nil>]] n:12345678 small:1e-05 "
+           "zeta:1.5]\": strict decoding error: unknown field \"big\", "
+           "unknown field \"metadata.junk\", unknown field \"n\", "
+           "unknown field \"small\", unknown field \"zeta\"");
+  // A merge patch: the patched object as JSON with sorted keys; a Secret's
+  // values are not shown.
+  auto secret_message = message_of(
+    apply_patch(stored_secret(), patch_type::merge,
+                R"({"bogus":1,"data":{"q":"c2VjcmV0"}})", "ns1", "s1",
+                "Strict"));
+  CHECK(secret_message.find(
+          R"(Invalid value: "{\"apiVersion\":\"v1\",\"bogus\":1,\"data\":{\"pw\":\"<redacted>\",\"q\":\"<redacted>\")")
+        != std::string::npos);
+  CHECK(secret_message.find("c2VjcmV0") == std::string::npos);
+  CHECK(secret_message.find("ZmFrZS") == std::string::npos); // fake-...
+  CHECK(secret_message.substr(secret_message.size() - 44)
+        == "strict decoding error: unknown field \"bogus\"");
+  // Warn (and the default) names them for the reply's Warnings, in the
+  // patched object's sorted order; Ignore drops them.
+  for (const char* validation : {"Warn", ""}) {
+    auto warned = apply_patch(stored_config_map(), patch_type::json,
+                              R"([{"op":"add","path":"/zz","value":1},
+                                  {"op":"add","path":"/metadata/x","value":1},
+                                  {"op":"add","path":"/aa","value":1}])",
+                              "ns1", "c1", validation);
+    REQUIRE_FALSE(warned.failure);
+    CHECK(warned.unknown_fields
+          == std::vector<std::string>{"aa", "metadata.x", "zz"});
+  }
+  auto ignored = apply_patch(stored_config_map(), patch_type::merge,
+                             R"({"bogus":1})", "ns1", "c1", "Ignore");
+  REQUIRE_FALSE(ignored.failure);
+  CHECK(ignored.unknown_fields.empty());
+  CHECK(ignored.object.as_config_map()->data.size() == 2);
+}
+
+TEST_CASE("server-side apply: fields the schema lacks are the real "
+          "server's 500") {
+  auto one = parse_apply_config(
+    resource::config_maps,
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a1\n"
+    "  namespace: default\nbogus: 1\n");
+  REQUIRE(one.failure);
+  CHECK(one.failure->code == 500);
+  auto body = nlohmann::json::parse(one.failure->body);
+  // StatusReasonUnknown: no reason, no details.
+  CHECK(body == nlohmann::json{
+                  {"kind", "Status"},
+                  {"apiVersion", "v1"},
+                  {"metadata", nlohmann::json::object()},
+                  {"status", "Failure"},
+                  {"message", "failed to create typed patch object "
+                              "(default/a1; /v1, Kind=ConfigMap): .bogus: "
+                              "field not declared in schema"},
+                  {"code", 500}});
+  auto two = parse_apply_config(
+    resource::secrets,
+    R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","x":1},)"
+    R"("extra":2})");
+  REQUIRE(two.failure);
+  CHECK(nlohmann::json::parse(two.failure->body)["message"]
+        == "failed to create typed patch object (/s; /v1, Kind=Secret): "
+           "errors:\n  .metadata.x: field not declared in schema\n  "
+           ".extra: field not declared in schema");
 }
 
 TEST_CASE("the patch type comes from the Content-Type") {

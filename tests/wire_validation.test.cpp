@@ -342,6 +342,36 @@ TEST_CASE("fieldValidation: Strict refuses unknown fields, Warn warns, "
         == "CreateOptions.meta.k8s.io \"\" is invalid: fieldValidation: "
            "Unsupported value: \"Loose\": supported values: \"\", "
            "\"Ignore\", \"Strict\", \"Warn\"");
+
+  // A PATCH's unknown fields: the Warnings come with the stored reply,
+  // Strict stores nothing, and a server-side apply's are its 500.
+  const auto item = collection(resource::config_maps) + "/i";
+  auto patch = [&c, &item](const std::string& query, const std::string& body,
+                           const std::string& type) {
+    return c.call(http::verb::patch, item + query, body, type);
+  };
+  auto warned = patch("", R"({"data":{"k":"1"},"bogus":1})",
+                      "application/merge-patch+json");
+  CHECK(warned.status == 200);
+  CHECK(warned.warnings
+        == std::vector<std::string>{"299 - \"unknown field \\\"bogus\\\"\""});
+  CHECK(json::parse(warned.body)["data"]["k"] == "1");
+  auto refused = patch("?fieldValidation=Strict", R"({"data":{"k":"2"},"bogus":1})",
+                       "application/strategic-merge-patch+json");
+  CHECK(refused.status == 422);
+  CHECK(json::parse(refused.body)["message"]
+        == " \"\" is invalid: patch: Invalid value: \"map[bogus:1 "
+           "data:map[k:2]]\": strict decoding error: unknown field "
+           "\"bogus\"");
+  CHECK(json::parse(c.get(item).body)["data"]["k"] == "1");
+  auto applied = patch("?fieldManager=m&fieldValidation=Ignore",
+                       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                       "  name: i\nbogus: 1\n",
+                       "application/apply-patch+yaml");
+  CHECK(applied.status == 500);
+  CHECK(json::parse(applied.body)["message"]
+        == "failed to create typed patch object (/i; /v1, Kind=ConfigMap): "
+           ".bogus: field not declared in schema");
 }
 
 TEST_CASE("the manifest decoder refuses what the API server refuses, with "

@@ -94,6 +94,9 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
 /// `unknown field "bogus"`, as a strict decoder and a Warning name it.
 std::string unknown_field_text(const std::string& field);
 
+/// `strict decoding error: unknown field "a", unknown field "b"`.
+std::string strict_decoding_error(const std::vector<std::string>& unknown);
+
 /// fieldValidation=Strict's 400 for `unknown` fields: `Secret in version
 /// "v1" cannot be handled as a Secret: strict decoding error: unknown field
 /// "bogus"` (several joined with ", ").

@@ -576,8 +576,10 @@ private:
              from_outside([id = st.id, warnings = std::move(d.warnings)](
                             http2_connection& c, http_reply rep) {
                if (auto st = c.find(id)) {
+                 rep.warnings.insert(rep.warnings.begin(), warnings.begin(),
+                                     warnings.end());
                  c.respond(*st, rep.status, rep.content_type,
-                           std::move(rep.body), warnings);
+                           std::move(rep.body), rep.warnings);
                  c.flush();
                }
              }));

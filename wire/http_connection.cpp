@@ -272,8 +272,10 @@ private:
              core_->options.api_timeout,
              from_outside([keep, warnings = std::move(d.warnings)](
                             connection_on& c, http_reply rep) {
+               rep.warnings.insert(rep.warnings.begin(), warnings.begin(),
+                                   warnings.end());
                c.reply(rep.status, rep.content_type, std::move(rep.body),
-                       keep, warnings);
+                       keep, rep.warnings);
              }));
   }
 

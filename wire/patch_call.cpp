@@ -4,8 +4,10 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "podref/wire/detail/api_bridge_kinds.hpp"
+#include "podref/wire/detail/request_dispatch.hpp"
 #include "podref/wire/managed_object.hpp"
 #include "podref/wire/patch_request.hpp"
 #include "podref/wire/status.hpp"
@@ -23,10 +25,29 @@ decoded_body patched(const api_call& call, patch_type type,
   if (type == patch_type::apply)
     return applied_object(r.res, found, config.doc, w.manager, w.force,
                           write_time(), r.ns, r.name);
-  auto result = apply_patch(found, type, call.patch_body, r.ns, r.name);
+  auto result = apply_patch(found, type, call.patch_body, r.ns, r.name,
+                            r.field_validation);
   if (result.failure)
     return result;
-  return tracked_write(found, result.object, w.manager, write_time());
+  auto tracked = tracked_write(found, result.object, w.manager, write_time());
+  tracked.unknown_fields = std::move(result.unknown_fields);
+  return tracked;
+}
+
+/// `done`, whose reply also carries a Warning for each of `unknown`
+/// (fieldValidation Warn, the default).
+reply_function warning_of_unknown(reply_function done,
+                                  const std::vector<std::string>& unknown) {
+  if (unknown.empty())
+    return done;
+  std::vector<std::string> warnings;
+  for (const auto& field : unknown)
+    warnings.push_back(warning_header(unknown_field_text(field)));
+  return [done = std::move(done), warnings = std::move(warnings)](
+           http_reply rep) {
+    rep.warnings.insert(rep.warnings.end(), warnings.begin(), warnings.end());
+    done(std::move(rep));
+  };
 }
 
 } // namespace
@@ -68,7 +89,9 @@ void send_patch(caf::event_based_actor* self,
         if (rv != found.meta().resource_version)
           client_version = rv;
         store_replacing(self, server, *shared, found, result.object,
-                        client_version, timeout, done, retry_if_left);
+                        client_version, timeout,
+                        warning_of_unknown(done, result.unknown_fields),
+                        retry_if_left);
       },
       [self, server, shared, type, config, timeout, done,
        retry_if_left](caf::error& err) {

@@ -1,8 +1,17 @@
 #include "podref/wire/patch_request.hpp"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "podref/manifest/manifest.hpp"
+#include "podref/messages/quoted_part.hpp"
+#include "podref/messages/resource_kinds.hpp"
+#include "podref/messages/validation.hpp"
 #include "podref/wire/detail/json_object.hpp"
 #include "podref/wire/detail/opaque_kinds.hpp"
 #include "podref/wire/json_patch.hpp"
@@ -88,6 +97,165 @@ json apply_document(std::string_view body, std::string& error) {
   return json::parse(decoded.documents.front(), nullptr, false);
 }
 
+// -- unknown fields ---------------------------------------------------------------
+
+/// A float64 as Go's %v prints it: the shortest digits that read back, in
+/// %e form (at least two exponent digits) when the exponent is below -4 or
+/// at least 6, else in %f form.
+std::string go_float_text(double v) {
+  char buf[64];
+  auto end = std::to_chars(buf, buf + sizeof buf, v,
+                           std::chars_format::scientific).ptr;
+  std::string sci{buf, end}; // "-1.2345e+06"
+  bool negative = sci.front() == '-';
+  if (negative)
+    sci.erase(0, 1);
+  auto e = sci.find('e');
+  int exp = std::atoi(sci.c_str() + e + 1);
+  std::string digits = sci.substr(0, e);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  std::string out = negative ? "-" : "";
+  if (exp < -4 || exp >= 6) {
+    out += digits.substr(0, 1);
+    if (digits.size() > 1)
+      out += "." + digits.substr(1);
+    auto magnitude = std::to_string(exp < 0 ? -exp : exp);
+    out += exp < 0 ? "e-" : "e+";
+    out += (magnitude.size() < 2 ? "0" : "") + magnitude;
+  } else if (exp < 0) {
+    out += "0." + std::string(static_cast<std::size_t>(-exp - 1), '0')
+           + digits;
+  } else {
+    auto point = static_cast<std::size_t>(exp) + 1;
+    if (digits.size() <= point)
+      out += digits + std::string(point - digits.size(), '0');
+    else
+      out += digits.substr(0, point) + "." + digits.substr(point);
+  }
+  return out;
+}
+
+/// What Go's %+v prints for `x` decoded into an interface{} the way the
+/// real server reads a strategic merge patch (sigs.k8s.io/json keeps
+/// integers int64): `map[k:v ...]` with sorted keys, `[a b]`, strings
+/// bare, null as `<nil>`.
+void append_go_value(std::string& out, const json& x, std::size_t depth) {
+  if (depth > detail::max_json_depth) {
+    out += "...";
+    return;
+  }
+  switch (x.type()) {
+    case json::value_t::object: {
+      std::vector<const std::string*> keys;
+      for (const auto& item : x.items())
+        keys.push_back(&item.key());
+      std::sort(keys.begin(), keys.end(),
+                [](const auto* a, const auto* b) { return *a < *b; });
+      out += "map[";
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        out += (i == 0 ? "" : " ") + *keys[i] + ":";
+        append_go_value(out, x.at(*keys[i]), depth + 1);
+      }
+      out += "]";
+      return;
+    }
+    case json::value_t::array:
+      out += "[";
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (i != 0)
+          out += " ";
+        append_go_value(out, x[i], depth + 1);
+      }
+      out += "]";
+      return;
+    case json::value_t::string:
+      out += x.get_ref<const std::string&>();
+      return;
+    case json::value_t::boolean:
+      out += x.get<bool>() ? "true" : "false";
+      return;
+    case json::value_t::number_integer:
+      out += std::to_string(x.get<std::int64_t>());
+      return;
+    case json::value_t::number_unsigned:
+      if (x.get<std::uint64_t>() <= std::uint64_t{INT64_MAX})
+        out += std::to_string(x.get<std::uint64_t>());
+      else // past int64: Go reads a float64
+        out += go_float_text(x.get<double>());
+      return;
+    case json::value_t::number_float:
+      out += go_float_text(x.get<double>());
+      return;
+    default:
+      out += "<nil>";
+      return;
+  }
+}
+
+/// `doc` as an error may show it: a Secret's data and stringData values
+/// replaced by "<redacted>" (no secret value goes into an error message).
+json shown(resource res, json doc) {
+  if (res != resource::secrets || !doc.is_object())
+    return doc;
+  for (const char* field : {"data", "stringData"}) {
+    auto values = doc.find(field);
+    if (values != doc.end() && values->is_object())
+      for (auto& item : values->items())
+        item.value() = "<redacted>";
+  }
+  return doc;
+}
+
+/// fieldValidation=Strict's 422 for the `unknown` fields of a patched
+/// object: the real server quotes the patched object as JSON with sorted
+/// keys, or, for a strategic merge patch, the patch as Go prints a map.
+api_status strict_patch_status(resource res, patch_type type,
+                               const json& patch, const json& patched,
+                               const std::vector<std::string>& unknown) {
+  std::string value;
+  if (type == patch_type::strategic)
+    append_go_value(value, shown(res, patch), 0);
+  else
+    value = detail::json_text(nlohmann::json(shown(res, patched)));
+  return invalid_patch_status(
+    invalid_value(value, {strict_decoding_error(unknown)}));
+}
+
+/// A server-side apply of fields the kind's schema lacks: the real server's
+/// 500 `failed to create typed patch object (NS/NAME; /v1, Kind=Secret):
+/// .bogus: field not declared in schema` (several: `errors:` and one line
+/// each), whatever fieldValidation says.
+api_status undeclared_fields_status(resource res, const json& config,
+                                    const std::vector<std::string>& unknown) {
+  std::string ns, name;
+  auto meta = config.find("metadata");
+  if (meta != config.end() && meta->is_object()) {
+    if (auto n = meta->find("namespace"); n != meta->end() && n->is_string())
+      ns = n->get<std::string>();
+    if (auto n = meta->find("name"); n != meta->end() && n->is_string())
+      name = n->get<std::string>();
+  }
+  const auto& row = kind_of(res);
+  std::string message = "failed to create typed patch object ("
+                        + std::string{quoted_part(ns)} + "/"
+                        + std::string{quoted_part(name)} + "; "
+                        + std::string{row.group} + "/"
+                        + std::string{row.version}
+                        + ", Kind=" + std::string{row.kind} + "): ";
+  auto line = [](const std::string& field) {
+    return "." + std::string{quoted_part(field)}
+           + ": field not declared in schema";
+  };
+  if (unknown.size() == 1) {
+    message += line(unknown.front());
+  } else {
+    message += "errors:";
+    for (const auto& field : unknown)
+      message += "\n  " + line(field);
+  }
+  return unclassified_error_status(message);
+}
+
 } // namespace
 
 std::optional<patch_type> patch_type_of(std::string_view content_type) {
@@ -115,7 +283,8 @@ api_status unsupported_patch_status() {
 
 decoded_body apply_patch(const api_object& current, patch_type type,
                          std::string_view patch, const std::string& ns,
-                         const std::string& name) {
+                         const std::string& name,
+                         std::string_view field_validation) {
   // Never echo the body: it may hold secret values.
   auto doc = json::parse(patch, nullptr, false);
   if (doc.is_discarded())
@@ -146,8 +315,28 @@ decoded_body apply_patch(const api_object& current, patch_type type,
     return {{}, status_of_failure(*result.failure)};
   if (!result.document.is_object())
     return {{}, bad_request_status("the patched object is not a JSON object")};
-  return decode_request_body(current.kind(), "application/json",
-                             result.document.dump(), ns, name);
+  auto decoded = decode_request_body(current.kind(), "application/json",
+                                     result.document.dump(), ns, name);
+  if (decoded.failure || decoded.unknown_fields.empty())
+    return decoded;
+  // In the real server's order: a strategic patch's result is checked as a
+  // map (its errors sorted), the others as the JSON of the patched object
+  // (keys sorted).
+  auto& unknown = decoded.unknown_fields;
+  if (type == patch_type::strategic)
+    std::sort(unknown.begin(), unknown.end(),
+              [](const std::string& a, const std::string& b) {
+                return unknown_field_text(a) < unknown_field_text(b);
+              });
+  else
+    unknown = detail::unknown_fields(current.kind(),
+                                     json(nlohmann::json(result.document)));
+  if (field_validation == "Strict")
+    return {{}, strict_patch_status(current.kind(), type, doc,
+                                    result.document, decoded.unknown_fields)};
+  if (field_validation == "Ignore")
+    decoded.unknown_fields.clear();
+  return decoded;
 }
 
 apply_config parse_apply_config(resource res, std::string_view body) {
@@ -178,6 +367,8 @@ apply_config parse_apply_config(resource res, std::string_view body) {
   if (meta != doc.end() && meta->is_object()
       && meta->find("managedFields") != meta->end())
     return {{}, bad_request_status("metadata.managedFields must be nil")};
+  if (auto unknown = detail::unknown_fields(res, doc); !unknown.empty())
+    return {{}, undeclared_fields_status(res, doc, unknown)};
   return {std::move(doc), std::nullopt};
 }
 

@@ -35,15 +35,27 @@ api_status unsupported_patch_status();
 /// the real server: a generic message, empty details), and whatever
 /// decode_request_body answers for the patched object. The result's
 /// resourceVersion is the stored one unless the patch set it.
+///
+/// Fields the patched Secret or ConfigMap's type lacks, by the request's
+/// `field_validation`: Strict refuses them with the real server's 422 (`
+/// "" is invalid: patch: Invalid value: "...": strict decoding error:
+/// unknown field "bogus"`, quoting the patched object, or a strategic
+/// merge patch as Go prints a map; a Secret's values redacted); Warn (or
+/// empty, the default) names them in the result's unknown_fields, for the
+/// reply's Warning headers; Ignore drops them.
 decoded_body apply_patch(const api_object& current, patch_type type,
                          std::string_view patch, const std::string& ns,
-                         const std::string& name);
+                         const std::string& name,
+                         std::string_view field_validation = {});
 
 /// A server-side apply's configuration: the body as a JSON object, its
 /// nulls dropped; or the 400 refusing it (as the real server: `error
 /// decoding YAML: ...` for a body that is not one YAML or JSON object,
 /// `Incorrect version specified in apply patch. ...`, `Incorrect kind
-/// specified in apply patch. ...`, `metadata.managedFields must be nil`).
+/// specified in apply patch. ...`, `metadata.managedFields must be nil`),
+/// or the 500 for fields a Secret's or ConfigMap's type lacks (`failed to
+/// create typed patch object (ns1/x; /v1, Kind=Secret): .bogus: field not
+/// declared in schema`, whatever fieldValidation says).
 struct apply_config {
   nlohmann::ordered_json doc;
   std::optional<api_status> failure;

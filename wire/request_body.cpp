@@ -79,31 +79,6 @@ bool known(const std::string_view (&fields)[N], const std::string& key) {
          != std::end(fields);
 }
 
-/// The fields of a Secret or ConfigMap document that its type does not
-/// have, as a strict decoder names them (`bogus`, `metadata.bogus`), in
-/// document order. Other kinds: none (podref keeps them as JSON and has
-/// no schema of them).
-std::vector<std::string> unknown_fields(resource res, const json& doc) {
-  std::vector<std::string> out;
-  if (res != resource::secrets && res != resource::config_maps)
-    return out;
-  auto add = [&out](std::string field) {
-    if (out.size() < max_unknown_fields)
-      out.push_back(std::move(field));
-  };
-  for (const auto& [key, value] : doc.items()) {
-    bool ok = res == resource::secrets ? known(secret_fields, key)
-                                       : known(config_map_fields, key);
-    if (!ok)
-      add(key);
-    else if (key == "metadata" && value.is_object())
-      for (const auto& [k, v] : value.items())
-        if (!known(meta_fields, k))
-          add("metadata." + k);
-  }
-  return out;
-}
-
 // -- checks before decoding -------------------------------------------------------
 
 /// The checks a JSON body gets before decoding: syntax, kind, namespace
@@ -133,7 +108,7 @@ std::optional<api_status> check_json(resource res, std::string_view body,
       + std::string{row.version} + "." + given + ") to ("
       + std::string{row.group.empty() ? "core" : row.group} + "." + kind
       + "): unknown conversion");
-  unknown = unknown_fields(res, doc);
+  unknown = detail::unknown_fields(res, doc);
   auto meta = doc.find("metadata");
   if (meta == doc.end() || !meta->is_object())
     return std::nullopt;
@@ -209,6 +184,31 @@ decoded_body decode_data_object(resource res, std::string_view body,
 
 } // namespace
 
+namespace detail {
+
+std::vector<std::string> unknown_fields(resource res, const json& doc) {
+  std::vector<std::string> out;
+  if (res != resource::secrets && res != resource::config_maps)
+    return out;
+  auto add = [&out](std::string field) {
+    if (out.size() < max_unknown_fields)
+      out.push_back(std::move(field));
+  };
+  for (const auto& [key, value] : doc.items()) {
+    bool ok = res == resource::secrets ? known(secret_fields, key)
+                                       : known(config_map_fields, key);
+    if (!ok)
+      add(key);
+    else if (key == "metadata" && value.is_object())
+      for (const auto& [k, v] : value.items())
+        if (!known(meta_fields, k))
+          add("metadata." + k);
+  }
+  return out;
+}
+
+} // namespace detail
+
 decoded_body decode_request_body(resource res, std::string_view content_type,
                                  std::string_view body,
                                  const std::string& path_ns,
@@ -266,12 +266,16 @@ decoded_body decode_request_body(resource res, std::string_view content_type,
   return decoded;
 }
 
-api_status strict_decoding_status(resource res,
-                                  const std::vector<std::string>& unknown) {
+std::string strict_decoding_error(const std::vector<std::string>& unknown) {
   std::string why = "strict decoding error: ";
   for (std::size_t i = 0; i < unknown.size(); ++i)
     why += (i == 0 ? "" : ", ") + unknown_field_text(unknown[i]);
-  return cannot_handle(res, why);
+  return why;
+}
+
+api_status strict_decoding_status(resource res,
+                                  const std::vector<std::string>& unknown) {
+  return cannot_handle(res, strict_decoding_error(unknown));
 }
 
 std::string unknown_field_text(const std::string& field) {

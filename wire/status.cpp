@@ -108,18 +108,24 @@ api_status too_large_status(std::size_t limit) {
                           + std::to_string(limit));
 }
 
-api_status invalid_status(resource res, const std::string& name,
-                          const std::vector<field_problem>& problems) {
-  const auto& row = kind_of(res);
+namespace {
+
+/// A 422 Invalid of `name` of `kind` (all three may be empty: the real
+/// server's errors.NewInvalid leaves empty fields out of details).
+api_status invalid_status_of(std::string_view qualified_kind,
+                             std::string_view group, std::string_view kind,
+                             const std::string& name,
+                             const std::vector<field_problem>& problems) {
   auto x = status_head("Failure");
-  x["message"] = invalid_object_message(row.qualified_kind, name, problems);
+  x["message"] = invalid_object_message(qualified_kind, name, problems);
   x["reason"] = "Invalid";
-  json details;
+  json details = json::object();
   if (!name.empty())
     details["name"] = name;
-  if (!row.group.empty())
-    details["group"] = std::string{row.group};
-  details["kind"] = std::string{row.kind};
+  if (!group.empty())
+    details["group"] = std::string{group};
+  if (!kind.empty())
+    details["kind"] = std::string{kind};
   auto causes = json::array();
   for (const auto& p : problems)
     causes.push_back(json{{"reason", cause_reason(p.problem)},
@@ -131,6 +137,19 @@ api_status invalid_status(resource res, const std::string& name,
   return {422, x.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
+} // namespace
+
+api_status invalid_status(resource res, const std::string& name,
+                          const std::vector<field_problem>& problems) {
+  const auto& row = kind_of(res);
+  return invalid_status_of(row.qualified_kind, row.group, row.kind, name,
+                           problems);
+}
+
+api_status invalid_patch_status(const std::string& problem) {
+  return invalid_status_of({}, {}, {}, {}, {field_problem{"patch", problem}});
+}
+
 api_status invalid_status(resource res, const std::string& name,
                           const std::string& what) {
   auto colon = what.find(": ");
@@ -139,6 +158,13 @@ api_status invalid_status(resource res, const std::string& name,
   return invalid_status(res, name,
                         {field_problem{what.substr(0, colon),
                                        what.substr(colon + 2)}});
+}
+
+api_status unclassified_error_status(const std::string& message) {
+  auto x = status_head("Failure");
+  x["message"] = message;
+  x["code"] = 500;
+  return {500, detail::json_text(x)};
 }
 
 api_status too_many_requests_status(const std::string& message) {

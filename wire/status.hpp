@@ -60,9 +60,19 @@ api_status too_large_status(std::size_t limit);
 api_status invalid_status(resource res, const std::string& name,
                           const std::vector<field_problem>& problems);
 
+/// 422 ` "" is invalid: patch: PROBLEM` (no kind, no name; one cause on
+/// field `patch`): how the real server refuses a patch whose result it
+/// cannot decode strictly.
+api_status invalid_patch_status(const std::string& problem);
+
 /// invalid_status for one problem written `PATH: PROBLEM`.
 api_status invalid_status(resource res, const std::string& name,
                           const std::string& what);
+
+/// 500 without a reason: the real server's answer to an error that carries
+/// no Status of its own (a server-side apply's `failed to create typed
+/// patch object ...`).
+api_status unclassified_error_status(const std::string& message);
 
 /// 429 for a client past one of the server's bounds (open watches).
 api_status too_many_requests_status(const std::string& message);

@@ -150,8 +150,15 @@ void serve(const http::request<http::string_body>& req,
   if (!type)
     fail("a PATCH through dispatch has an unknown type",
          d.call.patch_content_type);
+  if (*type == wire::patch_type::apply) {
+    auto config = wire::parse_apply_config(r.res, d.call.patch_body);
+    if (config.failure)
+      check_status_body(config.failure->code, "application/json",
+                        config.failure->body);
+    return;
+  }
   auto patched = wire::apply_patch(stored(r.res), *type, d.call.patch_body,
-                                   r.ns, r.name);
+                                   r.ns, r.name, r.field_validation);
   if (patched.failure)
     check_status_body(patched.failure->code, "application/json",
                       patched.failure->body);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "podref/messages/api_object.hpp"
 #include "podref/wire/router.hpp"
@@ -32,6 +33,9 @@ struct http_reply {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  /// Warning header values (warning_header's form), after any the request
+  /// drew before the call.
+  std::vector<std::string> warnings = {};
 };
 
 /// When a watch with allowWatchBookmarks gets a BOOKMARK: every

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,13 @@ template <class Json>
 std::string json_text(const Json& x) {
   return x.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
+
+/// The fields of a Secret or ConfigMap document that its type does not
+/// have, as a strict decoder names them (`bogus`, `metadata.bogus`), in
+/// document order, at most max_unknown_fields (codec.hpp). Other kinds:
+/// none (podref keeps them as JSON and has no schema of them).
+std::vector<std::string> unknown_fields(resource res,
+                                        const nlohmann::ordered_json& doc);
 
 /// metadata as the API server writes it (creationTimestamp null if unset).
 nlohmann::ordered_json metadata_json(const object_meta& meta);
