@@ -129,40 +129,63 @@ void client_main(int in, int out) {
         reply << (ok ? "ok" : "failed") << ' ' << last << ' '
               << cpu_seconds() - cpu0 << ' ' << c->lines();
       } else if (verb == "latency") {
+        // One operation, one request at a time, for SECONDS: get, list and
+        // create, and the writes that track managedFields on a stored
+        // Secret: update (PUT), patch (merge) and apply (server-side).
         double seconds = 0;
-        cmd >> seconds;
-        reply << "ok";
-        auto body = [](std::size_t i) {
-          return R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"lat-)"
-                 + std::to_string(i) + R"("},"data":{"k":"dmFsdWU="}})";
-        };
+        std::string op;
+        cmd >> seconds >> op;
         const std::string base = "/api/v1/namespaces/bench/secrets";
-        for (const char* op : {"get", "list", "create"}) {
-          histogram h;
-          std::string what = op;
-          auto until = clock_type::now()
-                       + std::chrono::duration_cast<clock_type::duration>(
-                         std::chrono::duration<double>(seconds));
-          std::size_t i = 0, bad = 0;
-          auto cpu = cpu_seconds();
-          auto start = clock_type::now();
-          while (clock_type::now() < until) {
-            auto t = clock_type::now();
-            int status = what == "get"    ? c->request("GET", base + "/s0")
-                         : what == "list" ? c->request("GET", base + "?limit=100")
-                                          : c->request("POST", base, body(i));
-            h.record(static_cast<std::uint64_t>(
-              std::chrono::duration_cast<std::chrono::nanoseconds>(
-                clock_type::now() - t)
-                .count()));
-            bad += status == (what == "create" ? 201 : 200) ? 0 : 1;
-            ++i;
+        // A Secret whose data "n" is four digits (valid base64): what the
+        // writes change.
+        auto secret = [](const std::string& name, const std::string& n) {
+          return R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")"
+                 + name + R"("},"data":{"k":"dmFsdWU=","n":")" + n + R"("}})";
+        };
+        auto n_of = [](std::size_t i) { return std::to_string(1000 + i % 9000); };
+        if (op == "update" || op == "patch" || op == "apply")
+          c->request("POST", base, secret("w-" + op, "0999"));
+        histogram h;
+        auto until = clock_type::now()
+                     + std::chrono::duration_cast<clock_type::duration>(
+                       std::chrono::duration<double>(seconds));
+        std::size_t i = 0, bad = 0;
+        auto cpu = cpu_seconds();
+        auto start = clock_type::now();
+        const std::string item = base + "/w-" + op;
+        while (clock_type::now() < until) {
+          auto t = clock_type::now();
+          int status = 0, ok = 200;
+          if (op == "get") {
+            status = c->request("GET", base + "/s0");
+          } else if (op == "list") {
+            status = c->request("GET", base + "?limit=100");
+          } else if (op == "create") {
+            status = c->request("POST", base,
+                                secret("lat-" + std::to_string(i), "1000"));
+            ok = 201;
+          } else if (op == "update") {
+            status = c->request("PUT", item, secret("w-update", n_of(i)));
+          } else if (op == "patch") {
+            status = c->request("PATCH", item,
+                                R"({"data":{"n":")" + n_of(i) + R"("}})",
+                                "application/merge-patch+json");
+          } else {
+            status = c->request("PATCH", item + "?fieldManager=bench&force=true",
+                                secret("w-apply", n_of(i)),
+                                "application/apply-patch+yaml");
           }
-          reply << ' ' << op << ' ' << h.count() << ' '
-                << h.value_at_percentile(50) << ' '
-                << h.value_at_percentile(99) << ' ' << bad << ' '
-                << (cpu_seconds() - cpu) / since(start);
+          h.record(static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+              clock_type::now() - t)
+              .count()));
+          bad += status == ok ? 0 : 1;
+          ++i;
         }
+        reply << "ok " << op << ' ' << h.count() << ' '
+              << h.value_at_percentile(50) << ' '
+              << h.value_at_percentile(99) << ' ' << bad << ' '
+              << (cpu_seconds() - cpu) / since(start);
       } else {
         return; // "quit" or EOF
       }
@@ -317,10 +340,20 @@ int run_apiserver_bench(const apiserver_bench_options& o, std::ostream& out,
       std::chrono::nanoseconds{std::stoll(fanned[1])}};
     auto fan_s = std::chrono::duration<double>(last - t0).count();
     auto server_cpu = process_cpu_seconds() - cpu0;
-    // -- latency
-    auto lat = client.ask("latency " + std::to_string(o.seconds));
+    // -- latency, and the server's CPU per request, one operation at a time
+    // lat: per op: name n p50 p99 bad client_cores server_cpu_us
+    std::vector<std::string> lat;
+    for (const char* op :
+         {"get", "list", "create", "update", "patch", "apply"}) {
+      auto cpu = process_cpu_seconds();
+      auto words
+        = client.ask("latency " + std::to_string(o.seconds) + " " + op);
+      auto served = std::stod(words[2]);
+      words.push_back(std::to_string(
+        served > 0 ? (process_cpu_seconds() - cpu) * 1e6 / served : 0));
+      lat.insert(lat.end(), words.begin() + 1, words.end());
+    }
     (*front)->stop();
-    // lat: ok, then per op: name n p50 p99 bad client_cpu
     nlohmann::ordered_json j;
     j["workload"] = "apiserver";
     j["watches"] = o.watches;
@@ -339,13 +372,14 @@ int run_apiserver_bench(const apiserver_bench_options& o, std::ostream& out,
     j["fanout_events_per_server_cpu_s"]
       = server_cpu > 0 ? static_cast<double>(expected) / server_cpu : 0;
     j["fanout_client_cpu_s"] = std::stod(fanned[2]);
-    for (std::size_t i = 1; i + 5 < lat.size() + 1; i += 6) {
+    for (std::size_t i = 0; i + 7 <= lat.size(); i += 7) {
       auto& x = j["latency"][lat[i]];
       x["n"] = std::stoull(lat[i + 1]);
       x["p50_ns"] = std::stoull(lat[i + 2]);
       x["p99_ns"] = std::stoull(lat[i + 3]);
       x["failed"] = std::stoull(lat[i + 4]);
       x["client_cores"] = std::stod(lat[i + 5]);
+      x["server_cpu_us_per_request"] = std::stod(lat[i + 6]);
     }
     if (o.json) {
       out << j.dump() << '\n';
@@ -367,11 +401,14 @@ int run_apiserver_bench(const apiserver_bench_options& o, std::ostream& out,
                   j["fanout_events_per_server_cpu_s"].get<double>(),
                   std::stod(fanned[2]));
     out << line;
-    for (std::size_t i = 1; i + 5 < lat.size() + 1; i += 6)
+    for (std::size_t i = 0; i + 7 <= lat.size(); i += 7) {
+      char cpu[32];
+      std::snprintf(cpu, sizeof cpu, "%.1f us", std::stod(lat[i + 6]));
       out << "  " << lat[i] << " (HTTP/2, one at a time): " << lat[i + 1]
           << " requests, p50 " << us(lat[i + 2]) << ", p99 " << us(lat[i + 3])
-          << ", " << lat[i + 4] << " failed, client " << lat[i + 5]
-          << " cores\n";
+          << ", " << lat[i + 4] << " failed, server CPU " << cpu
+          << " per request, client " << lat[i + 5] << " cores\n";
+    }
     return 0;
   } catch (const std::exception& e) {
     err << "podref bench: apiserver: " << e.what() << '\n';

@@ -90,11 +90,11 @@ nghttp2_nv nv(const std::string& name, const std::string& value) {
 }
 
 std::int32_t submit(nghttp2_session* s, const std::string& method,
-                    const std::string& path, bool with_body) {
+                    const std::string& path, bool with_body,
+                    const std::string& type = "application/json") {
   static const std::string m = ":method", p = ":path", sc = ":scheme",
                            a = ":authority", ct = "content-type",
-                           http = "http", host = "127.0.0.1",
-                           type = "application/json";
+                           http = "http", host = "127.0.0.1";
   nghttp2_nv hdrs[] = {nv(m, method), nv(p, path), nv(sc, http), nv(a, host),
                        nv(ct, type)};
   nghttp2_data_provider provider{};
@@ -174,12 +174,13 @@ void h2_load_client::open_streams(const std::vector<std::string>& paths) {
 }
 
 int h2_load_client::request(const std::string& method, const std::string& path,
-                            const std::string& body) {
+                            const std::string& body,
+                            const std::string& content_type) {
   auto& c = *conns_.front();
   upload_ = body;
   request_status_ = 0;
   request_done_ = false;
-  request_id_ = submit(c.session, method, path, !body.empty());
+  request_id_ = submit(c.session, method, path, !body.empty(), content_type);
   if (request_id_ < 0)
     return 0;
   flush(c);

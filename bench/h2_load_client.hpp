@@ -46,7 +46,8 @@ public:
   /// One request on the first connection, answered whole: the status (0
   /// when the stream was reset or the connection failed).
   int request(const std::string& method, const std::string& path,
-              const std::string& body = {});
+              const std::string& body = {},
+              const std::string& content_type = "application/json");
 
   /// Streams that got a 200 HEADERS.
   std::size_t ok_streams() const noexcept {
