@@ -3,7 +3,8 @@
 // --wire over the wire source: a cluster (h2c, no client-side rate limit)
 // against the API server's HTTP front in process, on loopback; --mux K
 // multiplexes the watches (docs/multiplexing.md; all objects share one
-// namespace).
+// namespace); --spin-us U lets idle scheduler workers poll U microseconds
+// before they sleep (runtime_options::idle_spin_us).
 //
 // Registers --objects pods, each referencing its own Secret (all watched),
 // subscribes --subscribers callbacks spread evenly over the first
@@ -47,6 +48,8 @@ struct options {
   std::size_t writes = 2000;
   bool wire = false;
   std::size_t mux = 0;
+  /// runtime_options::idle_spin_us.
+  std::size_t spin_us = 0;
 };
 
 bool parse(int argc, char** argv, options& o) {
@@ -67,6 +70,8 @@ bool parse(int argc, char** argv, options& o) {
       ok = o.wire = true;
     else if (arg == "--mux")
       ok = value(o.mux);
+    else if (arg == "--spin-us")
+      ok = value(o.spin_us);
     else if (arg == "--objects")
       ok = value(o.objects);
     else if (arg == "--subscribers")
@@ -78,7 +83,8 @@ bool parse(int argc, char** argv, options& o) {
     if (!ok) {
       std::fprintf(stderr,
                    "usage: podref_notify_bench [--objects N] [--subscribers "
-                   "S] [--subscribed M] [--writes W] [--wire] [--mux K]\n"
+                   "S] [--subscribed M] [--writes W] [--wire] [--mux K] "
+                   "[--spin-us U]\n"
                    "bad or unknown "
                    "argument: %s\n",
                    arg.c_str());
@@ -152,7 +158,9 @@ struct source_under_test {
 };
 
 int run(const options& o) {
-  runtime rt;
+  runtime_options ro;
+  ro.idle_spin_us = o.spin_us;
+  runtime rt{ro};
   api_server api{rt};
   source_under_test src;
   if (!src.start(rt, api, o))

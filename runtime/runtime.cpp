@@ -1,5 +1,7 @@
 #include "podref/runtime/runtime.hpp"
 
+#include <chrono>
+
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
@@ -32,12 +34,34 @@ public:
 
 } // namespace
 
+namespace detail {
+
+sharing_policy::coordinator_data::coordinator_data(
+  caf::scheduler::abstract_coordinator* parent) {
+  auto* cfg = dynamic_cast<const sharing_config*>(&parent->system().config());
+  if (cfg)
+    idle_spin = cfg->idle_spin;
+}
+
+void sharing_policy::spin(const coordinator_data& x) noexcept {
+  auto until = std::chrono::steady_clock::now() + x.idle_spin;
+  while (x.queued.load(std::memory_order_relaxed) == 0
+         && std::chrono::steady_clock::now() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+} // namespace detail
+
 struct runtime::owned {
-  caf::actor_system_config cfg;
+  detail::sharing_config cfg;
   caf::actor_system sys;
 
-  static caf::actor_system_config& prepare(caf::actor_system_config& cfg,
+  static caf::actor_system_config& prepare(detail::sharing_config& cfg,
                                            const runtime_options& opts) {
+    cfg.idle_spin = std::chrono::microseconds{opts.idle_spin_us};
     // "sharing" is podref's own policy (CAF loads a scheduler given as a
     // module instead of the one scheduler.policy names).
     if (opts.policy == "sharing")

@@ -11,9 +11,11 @@
 #include <catch2/catch.hpp>
 
 #include <caf/actor_system.hpp>
+#include <caf/actor_cast.hpp>
 #include <caf/atom.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
 
 #include "podref/runtime/runtime.hpp"
 
@@ -87,6 +89,60 @@ TEST_CASE("the sharing policy counts pending jobs back to zero",
       t.join();
   }
   CHECK(drained(*pending) == 0);
+}
+
+namespace {
+
+/// Runs `chains` ping-pong chains of `rounds` actor-to-actor sends at once,
+/// each started from its own thread; true when every chain ended within
+/// 30 s. Every send is a worker's own (no thread wakes for a job queued
+/// alone): this checks that such jobs all run, alone or side by side.
+bool chains_end(runtime& rt, int chains, int rounds) {
+  auto pong = rt.system().spawn([](caf::event_based_actor* self)
+                                  -> caf::behavior {
+    return {[self](ping_atom, int n, caf::actor done_to, caf::actor back) {
+      self->send(back, ping_atom::value, n - 1, done_to);
+    }};
+  });
+  auto ping = rt.system().spawn([pong](caf::event_based_actor* self)
+                                  -> caf::behavior {
+    return {[self, pong](ping_atom, int n, caf::actor done_to) {
+      if (n == 0)
+        self->send(done_to, caf::ok_atom::value);
+      else
+        self->send(pong, ping_atom::value, n, done_to,
+                   caf::actor_cast<caf::actor>(self));
+    }};
+  });
+  std::atomic<int> ended{0};
+  std::vector<std::thread> starters;
+  for (int c = 0; c < chains; ++c)
+    starters.emplace_back([&] {
+      caf::scoped_actor self{rt.system()};
+      self->send(ping, ping_atom::value, rounds,
+                 caf::actor_cast<caf::actor>(self));
+      self->receive([&](caf::ok_atom) { ++ended; },
+                    caf::after(std::chrono::seconds(30)) >> [] {});
+    });
+  for (auto& t : starters)
+    t.join();
+  return ended == chains;
+}
+
+} // namespace
+
+TEST_CASE("jobs a worker queues for itself all run, with and without idle "
+          "polling",
+          "[give_way]") {
+  for (std::size_t spin : {0u, 200u}) {
+    INFO("idle_spin_us " << spin);
+    runtime_options opts;
+    opts.idle_spin_us = spin;
+    runtime rt{opts};
+    CHECK(chains_end(rt, 1, 2000));
+    CHECK(chains_end(rt, 3, 2000));
+    CHECK(drained(*detail::pending_jobs_of(rt.system())) == 0);
+  }
 }
 
 TEST_CASE("reads give way only with podref's sharing policy", "[give_way]") {
