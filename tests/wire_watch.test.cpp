@@ -4,6 +4,7 @@
 // watch/*-kubelet-watch*.json; kube-wire.md A.1 for the watch-list).
 #include "podref/wire/detail/watch_hubs.hpp"
 
+#include "podref/messages/actor_types.hpp"
 #include "podref/runtime/api_server.hpp"
 #include "podref/testing/deterministic_runtime.hpp"
 
@@ -16,6 +17,10 @@
 #include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/response_promise.hpp>
+#include <caf/send.hpp>
 #include <nlohmann/json.hpp>
 
 using namespace podref;
@@ -254,4 +259,56 @@ TEST_CASE("watches on one hub keep their own events and deadlines; a watch "
   CHECK(c.lines.empty());
   CHECK_FALSE(c.ended);
   CHECK(api.open_watches().value() == 0);
+}
+
+TEST_CASE("a watch whose deadline passed before its server answered is "
+          "cancelled there when the answer comes") {
+  testing::deterministic_runtime rt;
+  wire::detail::watch_hubs hubs{rt.system(), 1};
+  // A server that answers a watch's open only when told to (a busy one),
+  // and records the watches cancelled at it.
+  struct server_side {
+    caf::response_promise open;
+    bool asked = false;
+    std::vector<watch_id> cancelled;
+  };
+  auto side = std::make_shared<server_side>();
+  auto server = rt.system().spawn(
+    [side](caf::event_based_actor* self) -> caf::behavior {
+      return {
+        [self, side](watch_atom, resource, const std::string&,
+                     const std::string&, const std::string&,
+                     const watcher_actor&) {
+          side->asked = true;
+          side->open = self->make_response_promise();
+          return side->open;
+        },
+        [side](caf::ok_atom) { side->open.deliver(watch_id{7}); },
+        [side](cancel_atom, watch_id id) { side->cancelled.push_back(id); },
+      };
+    });
+  bool ended = false;
+  std::vector<std::string> lines;
+  wire::detail::api_call call;
+  call.r = wire::route_request(
+    "GET", "/api/v1/namespaces/ns1/configmaps?fieldSelector=metadata.name%3D"
+           "c1&resourceVersion=1&timeoutSeconds=2&watch=true");
+  auto w = hubs.start(server, std::move(call),
+                      [&](std::optional<std::string> line) {
+                        if (line)
+                          lines.push_back(std::move(*line));
+                        else
+                          ended = true;
+                      });
+  rt.run_until_idle();
+  REQUIRE(side->asked);
+  rt.advance(2s); // the deadline, before the server answered
+  CHECK(ended);
+  CHECK(lines.empty());
+  CHECK(side->cancelled.empty());
+  caf::anon_send(server, caf::ok_atom::value);
+  rt.run_until_idle();
+  CHECK(side->cancelled == std::vector<watch_id>{7});
+  caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+  rt.run_until_idle();
 }
