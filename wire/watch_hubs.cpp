@@ -22,108 +22,12 @@
 
 #include "podref/messages/actor_types.hpp"
 #include "podref/wire/codec.hpp"
+#include "podref/wire/detail/watch_filter.hpp"
 #include "podref/wire/status.hpp"
-#include "podref/wire/table.hpp"
 
 namespace podref::wire::detail {
 
 namespace {
-
-using clock_type = std::chrono::system_clock;
-
-/// Encodes one event for the watch's client: the object (or a Table of one
-/// row, with the columns only in the first event).
-std::string event_line(resource res, bool table, const watch_event& ev,
-                       bool& first_table) {
-  if (ev.type == watch_event_type::bookmark)
-    return encode_watch_line("BOOKMARK",
-                             encode_bookmark(res, ev.resource_version));
-  std::string object;
-  if (table) {
-    object = encode_table(res, {ev.object},
-                          std::to_string(ev.resource_version), first_table,
-                          clock_type::now());
-    first_table = false;
-  } else {
-    object = encode_object(ev.object);
-  }
-  return encode_watch_line(to_string(ev.type), object);
-}
-
-/// What an open watch's events are filtered and encoded by: its request's
-/// route less what only opening it needs (a whole route is 512 bytes).
-struct watch_filter {
-  resource res = resource::secrets;
-  /// The object named in a Status about this watch.
-  std::string name;
-  std::vector<field_requirement> fields;
-  std::vector<label_requirement> labels;
-  bool allow_bookmarks = false;
-  bool table = false;
-
-  bool selects(const api_object& obj) const {
-    return selected_by(fields, labels, obj);
-  }
-};
-
-/// A watch's filter. With a label selector, an object whose labels stop
-/// (start) matching is sent as DELETED (ADDED), as the API server's watch
-/// cache does; so the watch remembers which objects it has sent.
-class label_tracker {
-public:
-  std::optional<watch_event> filter(const watch_filter& f,
-                                    const watch_event& ev) {
-    if (ev.type == watch_event_type::bookmark)
-      return ev;
-    if (f.labels.empty())
-      return f.selects(ev.object) ? std::optional<watch_event>{ev}
-                                  : std::nullopt;
-    const auto& meta = ev.object.meta();
-    auto key = meta.ns + "/" + meta.name;
-    bool was = sent_.count(key) != 0;
-    bool now = ev.type != watch_event_type::deleted && f.selects(ev.object);
-    auto out = ev;
-    if (now && !was) {
-      sent_.insert(key);
-      out.type = watch_event_type::added;
-      return out;
-    }
-    if (!now && was) {
-      sent_.erase(key);
-      out.type = watch_event_type::deleted;
-      return out;
-    }
-    if (now)
-      return out;
-    return std::nullopt;
-  }
-
-private:
-  std::set<std::string> sent_;
-};
-
-/// Where the server's watch starts. Without sendInitialEvents, from the
-/// request's resourceVersion ("" and "0" replay the current state as ADDED,
-/// as the real server does). sendInitialEvents=true replays the current
-/// state (not older than the version asked for: checked against the
-/// server's version first). sendInitialEvents=false with "" or "0" starts
-/// at the server's version with no initial events.
-struct watch_start {
-  /// Ask the server for its version before opening the watch.
-  bool needs_version = false;
-  std::string from;
-};
-
-watch_start start_of(const route& r) {
-  const auto& rv = r.resource_version;
-  if (!r.send_initial_events)
-    return {false, rv};
-  if (*r.send_initial_events)
-    return {number_of(rv).value_or(0) > 0, std::string{}};
-  if (rv.empty() || rv == "0")
-    return {true, std::string{}};
-  return {false, rv};
-}
 
 /// A hub's wake-up for its watches' deadlines and bookmarks.
 using hub_tick_atom = caf::atom_constant<caf::atom("hub_tick")>;
