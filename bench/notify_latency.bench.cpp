@@ -3,8 +3,9 @@
 // --wire over the wire source: a cluster (h2c, no client-side rate limit)
 // against the API server's HTTP front in process, on loopback; --mux K
 // multiplexes the watches (docs/multiplexing.md; all objects share one
-// namespace); --spin-us U lets idle scheduler workers poll U microseconds
-// before they sleep (runtime_options::idle_spin_us).
+// namespace); --spin-us U lets busy scheduler workers poll U microseconds
+// before they sleep (runtime_options::idle_spin_us); --pause-us P waits P
+// microseconds after each write's callbacks (a trickle of writes).
 //
 // Registers --objects pods, each referencing its own Secret (all watched),
 // subscribes --subscribers callbacks spread evenly over the first
@@ -24,7 +25,9 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/fixture.hpp"
@@ -48,8 +51,10 @@ struct options {
   std::size_t writes = 2000;
   bool wire = false;
   std::size_t mux = 0;
-  /// runtime_options::idle_spin_us.
-  std::size_t spin_us = 0;
+  /// runtime_options::idle_spin_us (unset: the runtime's default).
+  std::optional<std::size_t> spin_us;
+  /// Pause after each write's callbacks, in microseconds (a trickle).
+  std::size_t pause_us = 0;
 };
 
 bool parse(int argc, char** argv, options& o) {
@@ -70,8 +75,13 @@ bool parse(int argc, char** argv, options& o) {
       ok = o.wire = true;
     else if (arg == "--mux")
       ok = value(o.mux);
-    else if (arg == "--spin-us")
-      ok = value(o.spin_us);
+    else if (arg == "--spin-us") {
+      std::size_t x = 0;
+      ok = value(x);
+      o.spin_us = x;
+    }
+    else if (arg == "--pause-us")
+      ok = value(o.pause_us);
     else if (arg == "--objects")
       ok = value(o.objects);
     else if (arg == "--subscribers")
@@ -84,7 +94,7 @@ bool parse(int argc, char** argv, options& o) {
       std::fprintf(stderr,
                    "usage: podref_notify_bench [--objects N] [--subscribers "
                    "S] [--subscribed M] [--writes W] [--wire] [--mux K] "
-                   "[--spin-us U]\n"
+                   "[--spin-us U] [--pause-us P]\n"
                    "bad or unknown "
                    "argument: %s\n",
                    arg.c_str());
@@ -159,7 +169,8 @@ struct source_under_test {
 
 int run(const options& o) {
   runtime_options ro;
-  ro.idle_spin_us = o.spin_us;
+  if (o.spin_us)
+    ro.idle_spin_us = *o.spin_us;
   runtime rt{ro};
   api_server api{rt};
   source_under_test src;
@@ -218,6 +229,10 @@ int run(const options& o) {
       std::fprintf(stderr, "write %zu: %zu of %zu callbacks in 30 s\n", w,
                    pr.seen, expect);
       return 1;
+    }
+    if (o.pause_us > 0) {
+      g.unlock();
+      std::this_thread::sleep_for(std::chrono::microseconds(o.pause_us));
     }
   }
   auto st = mgr.stats();

@@ -17,9 +17,11 @@
 //   callback (the API server actor, then the reflector; see
 //   docs/notifications.md): p50 70 -> 55-59 us, p99 117 -> 102-118 us;
 //   register, churn and teardown unchanged;
-// - optionally, an idle worker polls the queue for a while before it
-//   sleeps (runtime_options::idle_spin_us): a job queued meanwhile runs
-//   without a wake-up, for that much CPU after every job.
+// - optionally (runtime_options::idle_spin_us), a worker whose last wait
+//   for a job was short (under busy_gap: jobs come often) polls the queue
+//   that long before it sleeps again, so that a job queued meanwhile runs
+//   without a wake-up; after a long wait it sleeps at once, so a quiet
+//   engine still costs no CPU.
 //
 // Only runtime.cpp (which installs it) and give_way.cpp (which finds its
 // count) include this header: it pulls in CAF's scheduler.
@@ -72,6 +74,10 @@ public:
     explicit worker_data(caf::scheduler::abstract_coordinator*) {
       // nop
     }
+
+    /// The worker's last wait for a job was short: jobs come often, so it
+    /// polls before it sleeps again.
+    bool busy = false;
   };
 
   // -- enqueueing: every job goes to the one queue ----------------------------
@@ -103,10 +109,20 @@ public:
   template <class Worker>
   caf::resumable* dequeue(Worker* self) {
     auto& x = d(self->parent());
-    if (x.idle_spin.count() > 0)
+    auto& w = d(self);
+    bool polls = x.idle_spin.count() > 0;
+    if (polls && w.busy)
       spin(x);
     std::unique_lock<std::mutex> guard{x.lock};
-    x.cv.wait(guard, [&] { return !x.queue.empty(); });
+    if (!polls) {
+      x.cv.wait(guard, [&] { return !x.queue.empty(); });
+    } else if (x.queue.empty()) {
+      auto slept = std::chrono::steady_clock::now();
+      x.cv.wait(guard, [&] { return !x.queue.empty(); });
+      w.busy = std::chrono::steady_clock::now() - slept < busy_gap;
+    } else {
+      w.busy = true;
+    }
     auto* job = x.queue.front();
     x.queue.pop_front();
     x.queued.store(x.queue.size(), std::memory_order_relaxed);
@@ -145,6 +161,9 @@ public:
         f(job);
     }
   }
+
+  /// A wait shorter than this keeps a worker polling (see worker_data).
+  static constexpr std::chrono::microseconds busy_gap{250};
 
 private:
   /// Queues `job` and wakes a worker, except for a worker's own job queued
