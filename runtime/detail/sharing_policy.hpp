@@ -15,8 +15,8 @@
 //   worker's wake-up (15-30 us on this VM) while it goes idle itself; a
 //   second job queued behind it wakes one. On a write's way to a change
 //   callback (the API server actor, then the reflector; see
-//   docs/notifications.md): p50 70 -> 55-59 us, p99 117 -> 102-118 us;
-//   register, churn and teardown unchanged;
+//   docs/notifications.md): medians of 5 runs p50 70 -> 58 us, p99
+//   117 -> 107 us; register, churn and teardown unchanged;
 // - optionally (runtime_options::idle_spin_us), a worker whose last wait
 //   for a job was short (under busy_gap: jobs come often) polls the queue
 //   that long before it sleeps again, so that a job queued meanwhile runs
