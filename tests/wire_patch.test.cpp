@@ -278,6 +278,23 @@ TEST_CASE("apply_patch: the real server's Status for patches that fail") {
                               "{\"data\":", "ns1", "s1");
   REQUIRE(not_json.failure);
   CHECK(not_json.failure->code == 400);
+  // A patch nested a million levels deep is refused before anything walks
+  // it (copying, merging and writing JSON recurse: the server used to
+  // crash on it).
+  for (auto type : {patch_type::merge, patch_type::strategic,
+                    patch_type::json}) {
+    const std::size_t levels = 1000000;
+    std::string value = std::string(levels, '[') + std::string(levels, ']');
+    auto body = type == patch_type::json
+                  ? R"([{"op":"add","path":"/zz","value":)" + value + "}]"
+                  : R"({"zz":)" + value + "}";
+    auto deep = apply_patch(stored_secret(), type, body, "ns1", "s1");
+    REQUIRE(deep.failure);
+    CHECK(deep.failure->code == 400);
+    CHECK(nlohmann::json::parse(deep.failure->body)["message"]
+          == "error decoding patch: nesting deeper than the limit of 64 "
+             "levels");
+  }
   // The patched object is checked as a PUT body is.
   auto renamed = apply_patch(stored_secret(), patch_type::merge,
                              R"({"metadata":{"name":"other"}})", "ns1", "s1");

@@ -285,7 +285,14 @@ decoded_body apply_patch(const api_object& current, patch_type type,
                          std::string_view patch, const std::string& ns,
                          const std::string& name,
                          std::string_view field_validation) {
-  // Never echo the body: it may hold secret values.
+  // Never echo the body: it may hold secret values. Its depth is bounded
+  // before anything walks it: copying, merging and writing JSON recurse,
+  // and a 3 MiB body can nest a million levels.
+  if (detail::too_deep(patch))
+    return {{}, bad_request_status("error decoding patch: nesting deeper "
+                                   "than the limit of "
+                                   + std::to_string(detail::max_json_depth)
+                                   + " levels")};
   auto doc = json::parse(patch, nullptr, false);
   if (doc.is_discarded())
     return {{}, bad_request_status("error decoding patch: the body is not "

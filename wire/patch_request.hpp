@@ -30,7 +30,8 @@ api_status unsupported_patch_status();
 
 /// The object `patch` (of `type`) makes of `current` at
 /// /api/v1/namespaces/`ns`/RES/`name`, or the Status refusing it: 400 for a
-/// body that is not a patch of its type, 413 for a JSON patch of more than
+/// body that is not a patch of its type or nests deeper than
+/// detail::max_json_depth, 413 for a JSON patch of more than
 /// max_json_patch_operations, 422 for a JSON patch that does not apply (as
 /// the real server: a generic message, empty details), and whatever
 /// decode_request_body answers for the patched object. The result's
