@@ -40,10 +40,7 @@ reply_function warning_of_unknown(reply_function done,
                                   const std::vector<std::string>& unknown) {
   if (unknown.empty())
     return done;
-  std::vector<std::string> warnings;
-  for (const auto& field : unknown)
-    warnings.push_back(warning_header(unknown_field_text(field)));
-  return [done = std::move(done), warnings = std::move(warnings)](
+  return [done = std::move(done), warnings = unknown_field_warnings(unknown)](
            http_reply rep) {
     rep.warnings.insert(rep.warnings.end(), warnings.begin(), warnings.end());
     done(std::move(rep));

@@ -161,8 +161,7 @@ dispatch dispatch_routed(const request_view& req, route r,
       return answer(status.code, "application/json", std::move(status.body));
     }
     if (r.field_validation != "Ignore")
-      for (const auto& field : unknown)
-        d.warnings.push_back(warning_header(unknown_field_text(field)));
+      d.warnings = unknown_field_warnings(unknown);
     d.call.object = std::move(decoded.object);
     d.call.table = false;
   } else if (r.kind == route_kind::patch) {
@@ -176,6 +175,15 @@ dispatch dispatch_routed(const request_view& req, route r,
 }
 
 } // namespace
+
+std::vector<std::string> unknown_field_warnings(
+  const std::vector<std::string>& unknown) {
+  std::vector<std::string> out;
+  out.reserve(unknown.size());
+  for (const auto& field : unknown)
+    out.push_back(warning_header(unknown_field_text(field)));
+  return out;
+}
 
 std::string warning_header(const std::string& text) {
   std::string out = "299 - \"";

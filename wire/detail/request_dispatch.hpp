@@ -48,6 +48,11 @@ struct dispatch {
 /// quoted as Go's strconv.Quote does for printable ASCII.
 std::string warning_header(const std::string& text);
 
+/// The Warning header values for a body's `unknown` fields (fieldValidation
+/// Warn): `299 - "unknown field \"bogus\""` each.
+std::vector<std::string> unknown_field_warnings(
+  const std::vector<std::string>& unknown);
+
 /// Checks `req`'s credentials (a 401 or 403 reply when `policy` refuses
 /// them), then routes and decodes it; `host_port` is the server's, for
 /// discovery; `certificate_user` is the connection's verified client
