@@ -31,7 +31,7 @@ struct runtime_options {
   /// job was under 250 us) polls for the next job before it sleeps, in
   /// microseconds; 0 (the default): it sleeps at once. A job queued within
   /// it starts without a thread wake-up (15-30 us on a VM). At 30, a
-  /// change callback's p50 55-59 -> 20-22 us and p99 102-118 -> 77-93 us,
+  /// change callback's p50 59-73 -> 21-40 us and p99 103-122 -> 73-100 us,
   /// for 1-2% of a core more at a write per millisecond and 7-11% more
   /// steady CPU for 500 hollow nodes in one process (docs/notifications.md).
   std::size_t idle_spin_us = 0;

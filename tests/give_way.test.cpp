@@ -95,8 +95,8 @@ namespace {
 
 /// Runs `chains` ping-pong chains of `rounds` actor-to-actor sends at once,
 /// each started from its own thread; true when every chain ended within
-/// 30 s. Every send is a worker's own (no thread wakes for a job queued
-/// alone): this checks that such jobs all run, alone or side by side.
+/// 30 s: with idle polling on, workers poll and sleep between such sends,
+/// and every job must still run, alone or side by side.
 bool chains_end(runtime& rt, int chains, int rounds) {
   auto pong = rt.system().spawn([](caf::event_based_actor* self)
                                   -> caf::behavior {
@@ -131,8 +131,7 @@ bool chains_end(runtime& rt, int chains, int rounds) {
 
 } // namespace
 
-TEST_CASE("jobs a worker queues for itself all run, with and without idle "
-          "polling",
+TEST_CASE("actor-to-actor chains all run, with and without idle polling",
           "[give_way]") {
   for (std::size_t spin : {0u, 200u}) {
     INFO("idle_spin_us " << spin);

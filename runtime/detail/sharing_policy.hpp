@@ -9,14 +9,6 @@
 // - a worker is woken after the queue's lock is released, not under it: a
 //   woken worker then does not preempt the enqueuing thread only to wait for
 //   the lock it holds;
-// - a job a worker queues while the queue is empty wakes no other worker:
-//   the worker takes it itself once its current job returns (as CAF's work
-//   stealing runs a worker's own sends on it), instead of paying a sleeping
-//   worker's wake-up (15-30 us on this VM) while it goes idle itself; a
-//   second job queued behind it wakes one. On a write's way to a change
-//   callback (the API server actor, then the reflector; see
-//   docs/notifications.md): medians of 5 runs p50 70 -> 58 us, p99
-//   117 -> 107 us; register, churn and teardown unchanged;
 // - optionally (runtime_options::idle_spin_us), a worker whose last wait
 //   for a job was short (under busy_gap: jobs come often) polls the queue
 //   that long before it sleeps again, so that a job queued meanwhile runs
@@ -84,23 +76,22 @@ public:
 
   template <class Coordinator>
   void central_enqueue(Coordinator* self, caf::resumable* job) {
-    push(d(self), job, true);
+    push(d(self), job);
   }
 
   template <class Worker>
   void external_enqueue(Worker* self, caf::resumable* job) {
-    push(d(self->parent()), job, true);
+    push(d(self->parent()), job);
   }
 
-  /// A worker's own send: it runs the job next unless more work waits.
   template <class Worker>
   void internal_enqueue(Worker* self, caf::resumable* job) {
-    push(d(self->parent()), job, false);
+    push(d(self->parent()), job);
   }
 
   template <class Worker>
   void resume_job_later(Worker* self, caf::resumable* job) {
-    push(d(self->parent()), job, true);
+    push(d(self->parent()), job);
   }
 
   // -- dequeueing -------------------------------------------------------------
@@ -166,20 +157,14 @@ public:
   static constexpr std::chrono::microseconds busy_gap{250};
 
 private:
-  /// Queues `job` and wakes a worker, except for a worker's own job queued
-  /// alone (`wake_if_alone` false and the queue was empty).
-  static void push(coordinator_data& x, caf::resumable* job,
-                   bool wake_if_alone) {
+  static void push(coordinator_data& x, caf::resumable* job) {
     x.pending.fetch_add(1, std::memory_order_relaxed);
-    bool alone;
     {
       std::lock_guard<std::mutex> guard{x.lock};
-      alone = x.queue.empty();
       x.queue.push_back(job);
       x.queued.store(x.queue.size(), std::memory_order_relaxed);
     }
-    if (wake_if_alone || !alone)
-      x.cv.notify_one();
+    x.cv.notify_one();
   }
 
   /// Polls for a queued job for at most x.idle_spin.
