@@ -31,6 +31,7 @@ void close_all_watches(memory_api_server_pointer self) {
     self->demonitor(addr);
   st.watches.clear();
   st.watches_by_key.clear();
+  st.empty_watch_keys = 0;
   st.watchers.clear();
 }
 

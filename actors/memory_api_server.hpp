@@ -100,8 +100,12 @@ struct memory_api_server_config {
 struct memory_api_server_state {
   using object_key = memory_api_server_store::object_key;
 
+  /// Not noexcept on purpose: libstdc++ stores each node's hash only for
+  /// hashers that may throw. Without it a lookup rehashes the strings of
+  /// every node it passes in its bucket (a 100k-watch teardown spent ~13%
+  /// of its CPU there).
   struct object_key_hash {
-    std::size_t operator()(const object_key& x) const noexcept;
+    std::size_t operator()(const object_key& x) const;
   };
 
   /// One event of the history, for replaying to resumed watches.
@@ -113,11 +117,17 @@ struct memory_api_server_state {
     api_object previous;
   };
 
+  /// Fan-out index: the open watches of each object (or scope), in
+  /// ascending id order. An entry whose last watch is dropped stays, empty,
+  /// until a sweep (see empty_watch_keys): a cancel then costs no lookup.
+  using watch_index
+    = std::unordered_map<object_key, std::vector<watch_id>, object_key_hash>;
+
   /// One open watch.
   struct watch_entry {
-    /// The key of the watches_by_key entry listing this watch (that entry
-    /// outlives the watch; its node does not move).
-    const object_key* key = nullptr;
+    /// The watches_by_key entry listing this watch (it outlives the watch;
+    /// its node does not move).
+    watch_index::value_type* listed = nullptr;
     /// Only events with a newer resourceVersion go to this watch.
     std::uint64_t after = 0;
     watcher_actor watcher;
@@ -158,11 +168,15 @@ struct memory_api_server_state {
   std::deque<history_entry> history;
   std::size_t history_capacity = 1000;
   std::unordered_map<watch_id, watch_entry> watches;
-  /// Fan-out index: the open watches of each object.
-  std::unordered_map<object_key, std::vector<watch_id>, object_key_hash>
-    watches_by_key;
-  /// Monitored watchers and their open watches (so that a dead watcher's
-  /// watches are found without scanning every watch).
+  watch_index watches_by_key;
+  /// Entries of watches_by_key without watches. Swept once they outnumber
+  /// half the entries (and a floor), so they stay a bounded share.
+  std::size_t empty_watch_keys = 0;
+  /// Monitored watchers and the watches they opened (so that a dead
+  /// watcher's watches are found without scanning every watch). A watcher
+  /// stays monitored until it dies: a cancel leaves its id here (pruned as
+  /// the list grows), since the down message that a watcher stopping right
+  /// after its cancel sends anyway is cheaper than a demonitor.
   std::unordered_map<caf::actor_addr, std::vector<watch_id>> watchers;
 
   /// The open watches' ids in ascending order (for the rare operations

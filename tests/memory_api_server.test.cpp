@@ -17,6 +17,7 @@
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
 using namespace podref;
@@ -360,6 +361,96 @@ TEST_CASE_METHOD(fixture, "a dead watcher's watches are dropped") {
   REQUIRE(create(make_secret("ns", "a")));
   CHECK(log_a->events.empty());
   CHECK(log_b->versions() == std::vector<std::uint64_t>{1});
+}
+
+namespace {
+
+/// The server's state, read between runs of the deterministic scheduler
+/// (the server is idle then).
+const memory_api_server_state& state_of(const memory_api_server_actor& hdl) {
+  using impl = caf::stateful_actor<memory_api_server_state,
+                                   memory_api_server_actor::base>;
+  auto* self = dynamic_cast<impl*>(caf::actor_cast<caf::abstract_actor*>(hdl));
+  REQUIRE(self != nullptr);
+  return self->state;
+}
+
+/// Empty entries of the fan-out index, counted.
+std::size_t empty_entries(const memory_api_server_state& st) {
+  std::size_t n = 0;
+  for (const auto& kvp : st.watches_by_key)
+    n += kvp.second.empty() ? 1 : 0;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE_METHOD(fixture, "a watcher that keeps re-watching is listed with "
+                          "a bounded number of ids and dropped at its end") {
+  auto log = std::make_shared<watch_log>();
+  auto watcher = spawn_watcher(log);
+  auto addr = watcher.address();
+  for (int i = 0; i < 1000; ++i) {
+    auto id = watch(secrets, "ns", "a", "0", watcher);
+    REQUIRE(id);
+    tell(cancel_atom::value, *id);
+  }
+  auto last = watch(secrets, "ns", "a", "0", watcher);
+  REQUIRE(last);
+  CHECK(watches() == 1);
+  {
+    const auto& st = state_of(server);
+    REQUIRE(st.watchers.count(addr) == 1);
+    // Cancels leave their ids; the list sheds them as it grows.
+    CHECK(st.watchers.at(addr).size() <= 2);
+    CHECK(st.watchers.at(addr).back() == *last);
+  }
+  // Still monitored after 1000 cancels: its end drops its open watch.
+  caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
+  run();
+  CHECK(watches() == 0);
+  CHECK(state_of(server).watchers.count(addr) == 0);
+}
+
+TEST_CASE_METHOD(fixture, "cancelled watches leave a bounded number of empty "
+                          "index entries and fan-out stays exact") {
+  auto log = std::make_shared<watch_log>();
+  auto watcher = spawn_watcher(log);
+  constexpr int n = 5000;
+  std::vector<watch_id> ids;
+  for (int i = 0; i < n; ++i) {
+    auto id = watch(secrets, "ns", "s" + std::to_string(i), "0", watcher);
+    REQUIRE(id);
+    ids.push_back(*id);
+  }
+  auto kept = watch(secrets, "ns", "kept", "0", watcher);
+  REQUIRE(kept);
+  for (auto id : ids)
+    tell(cancel_atom::value, id);
+  CHECK(watches() == 1);
+  {
+    const auto& st = state_of(server);
+    CHECK(st.empty_watch_keys == empty_entries(st));
+    // Swept whenever the empty ones pass half of the entries (and 1024).
+    CHECK(st.empty_watch_keys <= 1024);
+    CHECK(st.watches_by_key.size() <= 1025);
+  }
+  // An emptied entry watched again, a swept one, and the kept one all get
+  // exactly their own events.
+  auto again = watch(secrets, "ns", "s" + std::to_string(n - 1), "0", watcher);
+  auto swept = watch(secrets, "ns", "s0", "0", watcher);
+  REQUIRE(again);
+  REQUIRE(swept);
+  CHECK(state_of(server).empty_watch_keys
+        == empty_entries(state_of(server)));
+  REQUIRE(create(make_secret("ns", "s" + std::to_string(n - 1))));
+  REQUIRE(create(make_secret("ns", "s0")));
+  REQUIRE(create(make_secret("ns", "kept")));
+  REQUIRE(create(make_secret("ns", "s1")));
+  std::vector<watch_id> got;
+  for (const auto& x : log->events)
+    got.push_back(x.id);
+  CHECK(got == std::vector<watch_id>{*again, *swept, *kept});
 }
 
 // -- action log and faults ----------------------------------------------------
