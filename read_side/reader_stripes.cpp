@@ -60,8 +60,13 @@ struct stripe_lease {
 } // namespace
 
 void reader_stripes::clear() noexcept {
+  // No reader can see these stripes (see the callers): plain loads and
+  // stores, not read-modify-writes, and none for the stripes never used.
   for (auto& b : blocks_)
-    release(b.exchange(nullptr, std::memory_order_relaxed));
+    if (auto* x = b.load(std::memory_order_relaxed)) {
+      b.store(nullptr, std::memory_order_relaxed);
+      release(x);
+    }
 }
 
 void reader_stripes::release(const block* b) noexcept {
