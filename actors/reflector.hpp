@@ -170,8 +170,9 @@ private:
 
   // -- lifecycle --------------------------------------------------------------
 
-  /// Ends the activation: cancels the watch, fails waiting reads as not
-  /// registered, publishes the stopped state and uncounts the reflector.
+  /// Ends the activation of an object the manager has unindexed: cancels
+  /// the watch, fails waiting reads as not registered and uncounts the
+  /// reflector.
   void deactivate();
 
   /// (Re)starts: running, not synced, then lists.
@@ -260,9 +261,6 @@ private:
   bool counted_ = false;
   /// Whether the actor was parked before (its next activation is a reuse).
   bool reused_ = false;
-  /// Whether this activation published to its slot (else the slot still
-  /// holds its initial, not-synced snapshot).
-  bool published_ = false;
 
   bool running_ = false;
   bool synced_ = false;
