@@ -423,6 +423,7 @@ struct engine::impl_state {
     r.extra["rss_bytes_per_reflector"] = per(rss0, rss1);
     r.extra["heap_bytes_per_reflector"] = per(heap0, heap1);
     auto unreg_start = clock_type::now();
+    auto unreg_cpu = process_cpu_seconds();
     auto unreg = run_closed_loop(
       spec(r.threads, n, 0, label + " unregister"),
       [&](std::size_t, std::uint64_t i) { s.unregister_pod(scale_pods[i]); });
@@ -437,6 +438,9 @@ struct engine::impl_state {
     r.extra["unregister_loop_s"] = unreg.seconds;
     r.extra["teardown_s"] = since(unreg_start);
     r.extra["teardown_after_last_unregister_s"] = since(last_unreg);
+    // The process's CPU over the teardown (every thread, the 1 ms polling
+    // above included): steadier than the wall time on a shared machine.
+    r.extra["teardown_cpu_s"] = process_cpu_seconds() - unreg_cpu;
     r.api_actions = api_counts() - api0;
     r.ops = n;
     fill(r, reg.latency);
