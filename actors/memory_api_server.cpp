@@ -183,7 +183,6 @@ void add_watch_of(server_pointer self, const watcher_actor& watcher,
   ids.push_back(id);
 }
 
-
 void release_list(server_pointer self, std::uint64_t id) {
   auto& st = self->state;
   auto i = st.held.find(id);

@@ -308,8 +308,8 @@ void reflector_state::deactivate() {
   synced_ = false;
   // Nothing is published: the manager took the slot out of the index before
   // it parked or stopped us, so no read finds it any more, and a read that
-  // found it before is a read from before the unregistration. (Publishing
-  // an empty snapshot cost a tenth of a 100k teardown's CPU.)
+  // found it before is a read from before the unregistration. (An empty
+  // snapshot cost an allocation, a retire and its reclaim per stop.)
   counted_ = false;
   --settings_->counters->live_reflectors;
   ++settings_->counters->reflectors_stopped;
