@@ -27,7 +27,7 @@ void close_all_watches(memory_api_server_pointer self) {
   for (auto id : st.sorted_watch_ids())
     self->send(st.watches.at(id).watcher, w_end_atom::value, id,
                caf::error{});
-  for (auto& [addr, ids] : st.watchers)
+  for (auto& [addr, entry] : st.watchers)
     self->demonitor(addr);
   st.watches.clear();
   st.watches_by_key.clear();

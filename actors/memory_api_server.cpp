@@ -157,7 +157,7 @@ void drop_watches_of(server_pointer self, const caf::actor_addr& watcher) {
   auto w = st.watchers.find(watcher);
   if (w == st.watchers.end())
     return;
-  auto ids = std::move(w->second);
+  auto ids = std::move(w->second.ids);
   st.watchers.erase(w);
   for (auto id : ids)
     if (auto i = st.watches.find(id); i != st.watches.end())
@@ -165,22 +165,25 @@ void drop_watches_of(server_pointer self, const caf::actor_addr& watcher) {
 }
 
 /// Records that `watcher` opened watch `id`, monitoring it from its first
-/// watch on. Before the list grows it sheds the ids of dropped watches, so
-/// it holds at most twice the watcher's open watches (plus a few).
+/// watch on (see watcher_entry for the pruning of its list).
 void add_watch_of(server_pointer self, const watcher_actor& watcher,
                   watch_id id) {
   auto& st = self->state;
   auto [w, fresh] = st.watchers.try_emplace(watcher.address());
-  auto& ids = w->second;
+  auto& entry = w->second;
   if (fresh)
     self->monitor(watcher);
-  else if (ids.size() == ids.capacity())
+  if (entry.ids.size() >= entry.prune_at) {
+    auto& ids = entry.ids;
+    entry.pruned_over += ids.size();
     ids.erase(std::remove_if(ids.begin(), ids.end(),
                              [&st](watch_id x) {
                                return st.watches.count(x) == 0;
                              }),
               ids.end());
-  ids.push_back(id);
+    entry.prune_at = std::max<std::size_t>(4, 2 * ids.size());
+  }
+  entry.ids.push_back(id);
 }
 
 void release_list(server_pointer self, std::uint64_t id) {

@@ -172,12 +172,25 @@ struct memory_api_server_state {
   /// Entries of watches_by_key without watches. Swept once they outnumber
   /// half the entries (and a floor), so they stay a bounded share.
   std::size_t empty_watch_keys = 0;
+  /// The watches a monitored watcher opened. A cancel leaves its id here:
+  /// the ids of dropped watches go when the list reaches `prune_at`, which
+  /// is then set to twice what is left (at least 4), so the list holds at
+  /// most about twice the watcher's open watches and pruning costs O(1)
+  /// per watch opened, amortised.
+  struct watcher_entry {
+    std::vector<watch_id> ids;
+    std::size_t prune_at = 4;
+    /// Ids the prunes have examined so far (what the amortised bound is
+    /// about; the tests check it).
+    std::uint64_t pruned_over = 0;
+  };
+
   /// Monitored watchers and the watches they opened (so that a dead
   /// watcher's watches are found without scanning every watch). A watcher
-  /// stays monitored until it dies: a cancel leaves its id here (pruned as
-  /// the list grows), since the down message that a watcher stopping right
-  /// after its cancel sends anyway is cheaper than a demonitor.
-  std::unordered_map<caf::actor_addr, std::vector<watch_id>> watchers;
+  /// stays monitored until it dies, since the down message that a watcher
+  /// stopping right after its cancel sends anyway is cheaper than a
+  /// demonitor.
+  std::unordered_map<caf::actor_addr, watcher_entry> watchers;
 
   /// The open watches' ids in ascending order (for the rare operations
   /// that visit every watch, so that each watcher sees its watches in

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -402,14 +403,44 @@ TEST_CASE_METHOD(fixture, "a watcher that keeps re-watching is listed with "
     const auto& st = state_of(server);
     REQUIRE(st.watchers.count(addr) == 1);
     // Cancels leave their ids; the list sheds them as it grows.
-    CHECK(st.watchers.at(addr).size() <= 2);
-    CHECK(st.watchers.at(addr).back() == *last);
+    CHECK(st.watchers.at(addr).ids.size() <= 4);
+    CHECK(st.watchers.at(addr).ids.back() == *last);
   }
   // Still monitored after 1000 cancels: its end drops its open watch.
   caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
   run();
   CHECK(watches() == 0);
   CHECK(state_of(server).watchers.count(addr) == 0);
+}
+
+TEST_CASE_METHOD(fixture, "a watcher with many open watches that keeps "
+                          "replacing a few is listed with at most twice as "
+                          "many ids") {
+  auto log = std::make_shared<watch_log>();
+  auto watcher = spawn_watcher(log);
+  constexpr int open = 1000;
+  std::vector<watch_id> live;
+  for (int i = 0; i < open; ++i) {
+    auto id = watch(secrets, "ns", "s" + std::to_string(i), "0", watcher);
+    REQUIRE(id);
+    live.push_back(*id);
+  }
+  for (int i = 0; i < 5000; ++i) {
+    auto k = static_cast<std::size_t>(i % open);
+    tell(cancel_atom::value, live[k]);
+    auto id = watch(secrets, "ns", "s" + std::to_string(k), "0", watcher);
+    REQUIRE(id);
+    live[k] = *id;
+  }
+  CHECK(watches() == open);
+  const auto& entry = state_of(server).watchers.at(watcher.address());
+  const auto& ids = entry.ids;
+  CHECK(ids.size() <= 2 * open + 4);
+  // Amortised: the prunes examined a few ids per watch opened, not the
+  // whole list every few opens.
+  CHECK(entry.pruned_over <= 3 * (open + 5000));
+  for (auto id : live) // every open watch is still listed
+    CHECK(std::find(ids.begin(), ids.end(), id) != ids.end());
 }
 
 TEST_CASE_METHOD(fixture, "cancelled watches leave a bounded number of empty "
