@@ -384,6 +384,20 @@ std::size_t empty_entries(const memory_api_server_state& st) {
   return n;
 }
 
+/// A fixture that opens watches on the secrets ns/s0, ns/s1, ...
+struct numbered_fixture : fixture {
+  /// Watches ns/s0 .. ns/s<n-1> from version 0; their ids.
+  std::vector<watch_id> watch_numbered(int n, const watcher_actor& watcher) {
+    std::vector<watch_id> ids;
+    for (int i = 0; i < n; ++i) {
+      auto id = watch(secrets, "ns", "s" + std::to_string(i), "0", watcher);
+      REQUIRE(id);
+      ids.push_back(*id);
+    }
+    return ids;
+  }
+};
+
 } // namespace
 
 TEST_CASE_METHOD(fixture, "a watcher that keeps re-watching is listed with "
@@ -413,18 +427,13 @@ TEST_CASE_METHOD(fixture, "a watcher that keeps re-watching is listed with "
   CHECK(state_of(server).watchers.count(addr) == 0);
 }
 
-TEST_CASE_METHOD(fixture, "a watcher with many open watches that keeps "
-                          "replacing a few is listed with at most twice as "
-                          "many ids") {
+TEST_CASE_METHOD(numbered_fixture, "a watcher with many open watches that "
+                                   "keeps replacing a few is listed with at "
+                                   "most twice as many ids") {
   auto log = std::make_shared<watch_log>();
   auto watcher = spawn_watcher(log);
   constexpr int open = 1000;
-  std::vector<watch_id> live;
-  for (int i = 0; i < open; ++i) {
-    auto id = watch(secrets, "ns", "s" + std::to_string(i), "0", watcher);
-    REQUIRE(id);
-    live.push_back(*id);
-  }
+  auto live = watch_numbered(open, watcher);
   for (int i = 0; i < 5000; ++i) {
     auto k = static_cast<std::size_t>(i % open);
     tell(cancel_atom::value, live[k]);
@@ -443,17 +452,13 @@ TEST_CASE_METHOD(fixture, "a watcher with many open watches that keeps "
     CHECK(std::find(ids.begin(), ids.end(), id) != ids.end());
 }
 
-TEST_CASE_METHOD(fixture, "cancelled watches leave a bounded number of empty "
-                          "index entries and fan-out stays exact") {
+TEST_CASE_METHOD(numbered_fixture, "cancelled watches leave a bounded number "
+                                   "of empty index entries and fan-out stays "
+                                   "exact") {
   auto log = std::make_shared<watch_log>();
   auto watcher = spawn_watcher(log);
   constexpr int n = 5000;
-  std::vector<watch_id> ids;
-  for (int i = 0; i < n; ++i) {
-    auto id = watch(secrets, "ns", "s" + std::to_string(i), "0", watcher);
-    REQUIRE(id);
-    ids.push_back(*id);
-  }
+  auto ids = watch_numbered(n, watcher);
   auto kept = watch(secrets, "ns", "kept", "0", watcher);
   REQUIRE(kept);
   for (auto id : ids)
