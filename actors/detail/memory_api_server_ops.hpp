@@ -1,10 +1,11 @@
-// What the in-memory API server's files share: its store and fan-out
-// (memory_api_server.cpp) and its fault and test hooks
-// (memory_api_hooks.cpp). Private to those two files.
+// What the in-memory API server's files share: its store, its watches
+// (memory_api_watches.cpp), its writes, collections, and fault and test
+// hooks. Private to those files.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 #include "podref/actors/memory_api_server.hpp"
 
@@ -41,7 +42,7 @@ inline bool in_scope(const memory_api_server_state::object_key& scope,
   return std::get<2>(scope).empty() || std::get<2>(scope) == std::get<2>(k);
 }
 
-// -- store and fan-out (memory_api_server.cpp) ---------------------------------
+// -- store (memory_api_server.cpp) ---------------------------------------------
 
 /// A list's answer (`name` empty: the namespace's), now or after the hold
 /// (hold_atom); `failure`, the injected fault record() consumed, is the
@@ -56,6 +57,8 @@ caf::result<list_result> list_or_hold(memory_api_server_pointer self,
 caf::error record(memory_api_server_pointer self, source_verb verb,
                   resource res, const std::string& ns,
                   const std::string& name, const std::string& rv = {});
+
+// -- watches (memory_api_watches.cpp) -----------------------------------------
 
 /// Checks a watch's start version ("" and "0": now; errc::expired when
 /// compacted away), then opens it with open_watch.
@@ -81,6 +84,17 @@ void send_event(memory_api_server_pointer self, watch_id id,
 /// Ends the watches marked by send_event normally: the watcher watches
 /// again from the last version it saw.
 void end_closing(memory_api_server_pointer self);
+
+/// An open watch of the server's table.
+using watch_iterator = std::unordered_map<
+  watch_id, memory_api_server_state::watch_entry>::iterator;
+
+/// Forgets a watch (its watcher's list keeps the id; see watchers).
+void drop_watch(memory_api_server_pointer self, watch_iterator i);
+
+/// Forgets the watches of `watcher` and the watcher (its down message).
+void drop_watches_of(memory_api_server_pointer self,
+                     const caf::actor_addr& watcher);
 
 // -- writes (memory_api_writes.cpp) -------------------------------------------
 
